@@ -1,0 +1,10 @@
+export { createBuiltinToolkit } from './builtin-toolkit.js';
+export type { DemoStepResult } from './commands/demo.js';
+export { runDemo } from './commands/demo.js';
+export type { CommandEnvironment } from './commands/tools.js';
+export type { DemoStep, DemoStepContext } from './demo-steps.js';
+export { defaultDemoSteps } from './demo-steps.js';
+export type { CliIO } from './io.js';
+export { ExitCode } from './io.js';
+export type { RunOptions } from './program.js';
+export { runCli } from './program.js';

@@ -1,0 +1,29 @@
+import type { ContentBlock, ToolResponse } from '@quiver/core';
+
+/**
+ * Gather the chunks of a streamed call into one response: contents in order, adjacent text
+ * blocks joined, `isError` if any chunk is an error, metadata merged (later chunks win).
+ */
+export function mergeResponses(chunks: readonly ToolResponse[]): ToolResponse {
+  const content: ContentBlock[] = [];
+  let isError = false;
+  let metadata: Record<string, unknown> | undefined;
+  for (const chunk of chunks) {
+    for (const block of chunk.content) {
+      const previous = content[content.length - 1];
+      if (block.type === 'text' && previous?.type === 'text') {
+        content[content.length - 1] = { type: 'text', text: previous.text + block.text };
+      } else {
+        content.push(block);
+      }
+    }
+    if (chunk.isError) isError = true;
+    if (chunk.metadata) metadata = { ...metadata, ...chunk.metadata };
+  }
+  return {
+    content,
+    ...(isError ? { isError: true } : {}),
+    isLast: true,
+    ...(metadata ? { metadata } : {}),
+  };
+}
