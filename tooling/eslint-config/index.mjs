@@ -35,6 +35,11 @@ export default tseslint.config(
     },
   },
   {
+    // Browser code served as it is (the demo server's web UI).
+    files: ['**/web/**/*.js'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
     files: ['**/test/**', '**/bench/**'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off', '@typescript-eslint/no-explicit-any': 'off' },
   },

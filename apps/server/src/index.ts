@@ -1,0 +1,11 @@
+export type { AppOptions } from './app.js';
+export { createApp } from './app.js';
+export type { RunningServer, ServerOptions } from './server.js';
+export { defaultWebDir, startServer } from './server.js';
+export type {
+  ChatEvent,
+  ChatService,
+  KnowledgeBaseService,
+  McpEndpoint,
+  ServerServices,
+} from './services.js';
