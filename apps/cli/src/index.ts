@@ -1,4 +1,6 @@
 export { createBuiltinToolkit } from './builtin-toolkit.js';
+export type { QuiverConfig } from './config.js';
+export { loadConfig, missingModelReason } from './config.js';
 export type { DemoStepResult } from './commands/demo.js';
 export { runDemo } from './commands/demo.js';
 export type { CommandEnvironment } from './commands/tools.js';

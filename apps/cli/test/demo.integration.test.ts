@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { defineTool, Toolkit } from '@quiver/core-registry';
 import { z } from 'zod';
-import { ExitCode, runCli, runDemo } from '../src/index.js';
+import { ExitCode, loadConfig, runCli, runDemo } from '../src/index.js';
 import { captureIO } from './helpers.js';
 
 const bin = join(__dirname, '..', 'dist', 'bin.mjs');
@@ -58,6 +58,7 @@ describe('quiver demo', () => {
       io: captureIO(),
       createToolkit: broken,
       setExitCode: () => {},
+      config: () => loadConfig({ env: {} }),
     });
     expect(results.some((result) => !result.ok)).toBe(true);
   });

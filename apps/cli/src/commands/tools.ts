@@ -4,6 +4,7 @@ import { localize, responseText } from '@quiver/core';
 import type { Command } from 'commander';
 import type { Toolkit } from '@quiver/core-registry';
 import { mergeResponses } from '@quiver/core-registry';
+import type { QuiverConfig } from '../config.js';
 import type { CliIO } from '../io.js';
 import { ExitCode, styles } from '../io.js';
 
@@ -12,6 +13,10 @@ export interface CommandEnvironment {
   io: CliIO;
   createToolkit: () => Toolkit | Promise<Toolkit>;
   setExitCode: (code: number) => void;
+  /** The loaded configuration (file + environment overrides). */
+  config: () => QuiverConfig;
+  /** Tests: register a function that stops a long-running command (`serve`). */
+  onStop?: (stop: () => void) => void;
 }
 
 /** `quiver tools list` and `quiver tools call <name> --args JSON`. */
