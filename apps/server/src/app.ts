@@ -49,6 +49,17 @@ const chatBody = z.object({
     })
     .optional(),
 });
+const pageBody = z.object({
+  url: z.string().url(),
+  title: z.string().max(1000).optional(),
+  content: z.string().optional(),
+});
+const pageSelectBody = z.object({ selected: z.boolean() });
+const currentPageBody = z
+  .object({ id: z.string().optional(), url: z.string().url().optional() })
+  .refine((body) => body.id !== undefined || body.url !== undefined, {
+    message: 'give the page id or url',
+  });
 const kbDocumentsBody = z.object({ paths: z.array(z.string().min(1)).min(1).max(1000) });
 
 /**
@@ -97,6 +108,7 @@ export function createApp(services: ServerServices, options: AppOptions): Hono {
       },
       knowledgeBases: services.knowledgeBases !== undefined,
       mcp: services.mcp !== undefined,
+      pages: services.pages !== undefined,
     }),
   );
 
@@ -252,6 +264,48 @@ export function createApp(services: ServerServices, options: AppOptions): Hono {
     const topK = Math.min(Math.max(Number(c.req.query('topK') ?? 5) || 5, 1), 50);
     const chunks = await kb.search(c.req.param('name'), query, { topK, signal: c.req.raw.signal });
     return c.json({ chunks });
+  });
+
+  app.post('/v1/pages', jsonLimit, async (c) => {
+    const pages = services.pages;
+    if (!pages)
+      return fail(c, 503, 'pages_unavailable', 'The page cache is not enabled on this server.');
+    const body = await readJson(c, pageBody);
+    if (!body.ok) return body.response;
+    try {
+      return c.json({ page: await pages.add(body.value) }, 202);
+    } catch (error) {
+      return fail(c, 400, 'invalid_url', errorMessage(error));
+    }
+  });
+
+  app.get('/v1/pages', (c) => {
+    const pages = services.pages;
+    if (!pages)
+      return fail(c, 503, 'pages_unavailable', 'The page cache is not enabled on this server.');
+    return c.json({ pages: pages.list(), currentPageId: pages.current()?.id ?? null });
+  });
+
+  app.post('/v1/pages/current', jsonLimit, async (c) => {
+    const pages = services.pages;
+    if (!pages)
+      return fail(c, 503, 'pages_unavailable', 'The page cache is not enabled on this server.');
+    const body = await readJson(c, currentPageBody);
+    if (!body.ok) return body.response;
+    const page = await pages.setCurrent(body.value);
+    if (!page) return fail(c, 404, 'page_not_found', 'No such page in the history.');
+    return c.json({ page });
+  });
+
+  app.patch('/v1/pages/:id', jsonLimit, async (c) => {
+    const pages = services.pages;
+    if (!pages)
+      return fail(c, 503, 'pages_unavailable', 'The page cache is not enabled on this server.');
+    const body = await readJson(c, pageSelectBody);
+    if (!body.ok) return body.response;
+    const page = await pages.setSelected(c.req.param('id'), body.value.selected);
+    if (!page) return fail(c, 404, 'page_not_found', `No page with id ${c.req.param('id')}.`);
+    return c.json({ page });
   });
 
   app.all('/mcp', async (c) => {

@@ -9,3 +9,5 @@ export type {
   McpEndpoint,
   ServerServices,
 } from './services.js';
+export type { CachedPage, PageBackend, PageStatus } from './page-cache.js';
+export { PageCache } from './page-cache.js';

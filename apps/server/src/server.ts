@@ -69,6 +69,7 @@ export async function startServer(
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         // End keep-alive and streaming connections so close() does not wait on idle clients.
         (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+        await services.pages?.close();
         await services.toolkit.close();
         try {
           await services.mcp?.close();

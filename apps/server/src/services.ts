@@ -1,5 +1,6 @@
 import type { ChatMessage, RetrievedChunk } from '@quiver/core';
 import type { Toolkit } from '@quiver/core-registry';
+import type { PageCache } from './page-cache.js';
 
 /** One event of a chat run, sent to the browser as a server-sent event named `type`. */
 export interface ChatEvent {
@@ -50,6 +51,8 @@ export interface ServerServices {
   chat?: ChatService;
   knowledgeBases?: KnowledgeBaseService;
   mcp?: McpEndpoint;
+  /** Browsing history and page cache (`/v1/pages`). */
+  pages?: PageCache;
   /** Extra clean-up on shutdown (kernels, MCP child processes…), run after the toolkit closes. */
   onShutdown?: () => Promise<void>;
 }

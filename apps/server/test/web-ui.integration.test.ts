@@ -1,8 +1,10 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import { chromium } from 'playwright-core';
+import { PageCache } from '../src/index.js';
 import { startTestServer } from './helpers.js';
 
 // Screenshots are kept as test artifacts.
@@ -12,10 +14,19 @@ const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 let server: Awaited<ReturnType<typeof startTestServer>>;
 let browser: Browser;
 let page: Page;
+let pages: PageCache;
 
 beforeAll(async () => {
   mkdirSync(shots, { recursive: true });
-  server = await startTestServer();
+  const file = join(mkdtempSync(join(tmpdir(), 'quiver-ui-pages-')), 'pages.json');
+  const indexed = new Map<string, string>();
+  pages = await PageCache.open(file, {
+    fetch: async () => Promise.reject(new Error('offline in this test')),
+    index: async (page) => {
+      indexed.set(page.id, page.content);
+    },
+  });
+  server = await startTestServer({ pages });
   browser = await chromium.launch({
     executablePath,
     args: [
@@ -83,6 +94,31 @@ describe('web UI', () => {
     );
     const card = page.locator('#tool-results details.tool-card[data-status]').last();
     expect(await card.locator('.card-body').textContent()).toContain('liftoff');
+  });
+
+  it('shows the browsing history with selection checkboxes', async () => {
+    const ready = await pages.add({
+      url: 'https://example.org/owls',
+      title: 'Owls',
+      content: 'Owls hunt at night.',
+    });
+    await pages.settled(ready.id);
+    const failed = await pages.add({ url: 'https://example.org/offline' });
+    await pages.settled(failed.id);
+    await page.reload();
+    await page.waitForSelector('body[data-ready="true"]');
+    const readyRow = page.locator(`#history li[data-page="${ready.id}"]`);
+    expect(await readyRow.getAttribute('data-status')).toBe('ready');
+    expect(
+      await page.locator(`#history li[data-page="${failed.id}"]`).getAttribute('data-status'),
+    ).toBe('failed');
+    const box = readyRow.locator('input[type="checkbox"]');
+    expect(await box.isChecked()).toBe(true);
+    await box.uncheck();
+    for (let attempt = 0; attempt < 100 && pages.get(ready.id)?.selected; attempt++)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(pages.get(ready.id)?.selected).toBe(false);
+    await page.screenshot({ path: join(shots, 'history.png') });
   });
 
   it('toggles a tool group', async () => {

@@ -186,6 +186,39 @@ $('#tool-form').addEventListener('submit', async (event) => {
   }
 });
 
+// ---------------------------------------------------------------- browsing history
+
+async function loadHistory() {
+  const { pages, currentPageId } = await api('/v1/pages');
+  $('#history').replaceChildren(
+    ...pages.map((page) => {
+      const box = element('input', {
+        type: 'checkbox',
+        'data-page': page.id,
+        title: 'Use in chat',
+      });
+      box.checked = page.selected;
+      box.disabled = page.status !== 'ready';
+      box.addEventListener('change', async () => {
+        await api(`/v1/pages/${encodeURIComponent(page.id)}`, {
+          method: 'PATCH',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ selected: box.checked }),
+        });
+      });
+      const link = element('a', { href: page.url, target: '_blank', rel: 'noopener' }, page.title);
+      const status = element(
+        'span',
+        { class: `status ${page.status}`, title: page.error ?? '' },
+        page.id === currentPageId ? `${page.status} · viewing` : page.status,
+      );
+      return element('li', { 'data-page': page.id, 'data-status': page.status }, box, link, status);
+    }),
+  );
+  // Pages still being cached: look again shortly.
+  if (pages.some((page) => page.status === 'caching')) setTimeout(loadHistory, 1000);
+}
+
 // ---------------------------------------------------------------- chat pane
 
 const history = [];
@@ -327,6 +360,10 @@ $('#chat-input').addEventListener('keydown', (event) => {
     }
     $('#send').disabled = !chatAvailable;
     await loadTools();
+    if (info.pages) {
+      $('#history-section').hidden = false;
+      await loadHistory();
+    }
     document.body.dataset.ready = 'true';
   } catch (error) {
     const banner = $('#banner');
