@@ -266,10 +266,12 @@ export function createApp(services: ServerServices, options: AppOptions): Hono {
     return c.json({ chunks });
   });
 
+  const pagesUnavailable = (c: Context) =>
+    fail(c, 503, 'pages_unavailable', 'The page cache is not enabled on this server.');
+
   app.post('/v1/pages', jsonLimit, async (c) => {
     const pages = services.pages;
-    if (!pages)
-      return fail(c, 503, 'pages_unavailable', 'The page cache is not enabled on this server.');
+    if (!pages) return pagesUnavailable(c);
     const body = await readJson(c, pageBody);
     if (!body.ok) return body.response;
     try {
@@ -281,15 +283,13 @@ export function createApp(services: ServerServices, options: AppOptions): Hono {
 
   app.get('/v1/pages', (c) => {
     const pages = services.pages;
-    if (!pages)
-      return fail(c, 503, 'pages_unavailable', 'The page cache is not enabled on this server.');
+    if (!pages) return pagesUnavailable(c);
     return c.json({ pages: pages.list(), currentPageId: pages.current()?.id ?? null });
   });
 
   app.post('/v1/pages/current', jsonLimit, async (c) => {
     const pages = services.pages;
-    if (!pages)
-      return fail(c, 503, 'pages_unavailable', 'The page cache is not enabled on this server.');
+    if (!pages) return pagesUnavailable(c);
     const body = await readJson(c, currentPageBody);
     if (!body.ok) return body.response;
     const page = await pages.setCurrent(body.value);
@@ -299,8 +299,7 @@ export function createApp(services: ServerServices, options: AppOptions): Hono {
 
   app.patch('/v1/pages/:id', jsonLimit, async (c) => {
     const pages = services.pages;
-    if (!pages)
-      return fail(c, 503, 'pages_unavailable', 'The page cache is not enabled on this server.');
+    if (!pages) return pagesUnavailable(c);
     const body = await readJson(c, pageSelectBody);
     if (!body.ok) return body.response;
     const page = await pages.setSelected(c.req.param('id'), body.value.selected);

@@ -1,5 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, readFile } from 'node:fs/promises';
+import writeFileAtomic from 'write-file-atomic';
 import { dirname } from 'node:path';
 import { errorMessage } from '@quiver/core';
 import type { Logger } from '@quiver/core';
@@ -216,7 +217,11 @@ export class PageCache {
   #save(): Promise<void> {
     const snapshot = JSON.stringify(this.#state, null, 2);
     this.#writing = this.#writing
-      .then(() => writeAtomically(this.#file, snapshot))
+      .then(async () => {
+        // Temp file, fsync, rename: a crash never leaves a torn history.
+        await mkdir(dirname(this.#file), { recursive: true });
+        await writeFileAtomic(this.#file, snapshot, { fsync: true });
+      })
       .catch((error: unknown) => {
         this.#logger.error('could not save the page history', {
           file: this.#file,
@@ -237,22 +242,4 @@ function normaliseUrl(url: string): string {
 
 function pageId(url: string): string {
   return createHash('sha256').update(url).digest('hex').slice(0, 16);
-}
-
-async function writeAtomically(file: string, text: string): Promise<void> {
-  await mkdir(dirname(file), { recursive: true });
-  const temp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
-  const handle = await open(temp, 'w');
-  try {
-    await handle.writeFile(text);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await rename(temp, file);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
 }
