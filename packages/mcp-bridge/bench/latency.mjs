@@ -1,0 +1,208 @@
+// Latency of one MCP tool call through Quiver (Toolkit → MCPManager → SDK client → server) against
+// the bare MCP SDK client calling the same server program, side by side in one run, over stdio and
+// Streamable HTTP. Calls alternate between the two so that machine noise hits both alike.
+//
+//   pnpm build && pnpm bench            (ITERATIONS=1000 pnpm bench for a longer run)
+import { spawn } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { cpus, loadavg } from 'node:os';
+import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { MCPManager } from '../dist/index.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const everything = join(
+  here,
+  '..',
+  'node_modules',
+  '@modelcontextprotocol',
+  'server-everything',
+  'dist',
+  'index.js',
+);
+const iterations = Number(process.env.ITERATIONS ?? 500);
+const warmup = Number(process.env.WARMUP ?? 500);
+const TARGET = 1.1;
+
+function percentile(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+function summary(samples) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const mean = samples.reduce((sum, value) => sum + value, 0) / samples.length;
+  return {
+    p50: round(percentile(sorted, 50)),
+    p99: round(percentile(sorted, 99)),
+    mean: round(mean),
+  };
+}
+
+const round = (value) => Math.round(value * 1000) / 1000;
+
+async function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function startHttpServer() {
+  const port = await freePort();
+  const child = spawn(process.execPath, [everything, 'streamableHttp'], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  await new Promise((resolve, reject) => {
+    let output = '';
+    child.stderr.on('data', (data) => {
+      output += data;
+      if (/listening on port/i.test(output)) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`server exited (${code}): ${output}`)));
+  });
+  child.stderr.resume();
+  return { url: `http://127.0.0.1:${port}/mcp`, stop: () => child.kill('SIGKILL') };
+}
+
+/**
+ * Time `bridged` against `bare`, plus `control`: a second bare client on its own connection (and,
+ * for stdio, its own server process). bare-vs-control shows how far two identical clients drift
+ * apart on this machine: the noise floor any ratio has to be read against.
+ */
+async function measure(label, bridged, bare, control) {
+  const runners = [bridged, bare, control];
+  for (let index = 0; index < warmup; index++) for (const run of runners) await run();
+  const samples = runners.map(() => []);
+  for (let index = 0; index < iterations; index++) {
+    // Rotate who goes first, so that none always runs right after another's garbage.
+    for (let step = 0; step < runners.length; step++) {
+      const which = (index + step) % runners.length;
+      const started = performance.now();
+      await runners[which]();
+      samples[which].push(performance.now() - started);
+    }
+  }
+  const [quiver, sdk, twin] = samples.map(summary);
+  return {
+    transport: label,
+    iterations,
+    bareSdkMs: sdk,
+    quiverBridgeMs: quiver,
+    controlBareSdkMs: twin,
+    ratioP50: round(quiver.p50 / sdk.p50),
+    ratioP99: round(quiver.p99 / sdk.p99),
+    controlRatioP50: round(twin.p50 / sdk.p50),
+  };
+}
+
+const args = { message: 'ping' };
+const results = [];
+
+// stdio: one process of the same server program per client.
+{
+  const manager = new MCPManager({
+    servers: { everything: { command: process.execPath, args: [everything, 'stdio'] } },
+  });
+  await manager.connect();
+  const stdioClient = async () => {
+    const client = new Client({ name: 'bench', version: '1' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [everything, 'stdio'],
+        stderr: 'ignore',
+      }),
+    );
+    return client;
+  };
+  const client = await stdioClient();
+  const twin = await stdioClient();
+  const call = { id: 'b', name: 'everything__echo', arguments: JSON.stringify(args) };
+  results.push(
+    await measure(
+      'stdio',
+      async () => {
+        const response = await manager.toolkit.callToCompletion(call);
+        if (response.isError) throw new Error(JSON.stringify(response));
+      },
+      () => client.callTool({ name: 'echo', arguments: args }),
+      () => twin.callTool({ name: 'echo', arguments: args }),
+    ),
+  );
+  await twin.close();
+  await client.close();
+  await manager.close();
+}
+
+// Streamable HTTP: one server process, one session per client.
+{
+  const server = await startHttpServer();
+  try {
+    const manager = new MCPManager({ servers: { everything: { url: server.url } } });
+    await manager.connect();
+    const httpClient = async () => {
+      const client = new Client({ name: 'bench', version: '1' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+      return client;
+    };
+    const client = await httpClient();
+    const twin = await httpClient();
+    const call = { id: 'b', name: 'everything__echo', arguments: JSON.stringify(args) };
+    results.push(
+      await measure(
+        'streamable-http',
+        async () => {
+          const response = await manager.toolkit.callToCompletion(call);
+          if (response.isError) throw new Error(JSON.stringify(response));
+        },
+        () => client.callTool({ name: 'echo', arguments: args }),
+        () => twin.callTool({ name: 'echo', arguments: args }),
+      ),
+    );
+    await twin.close();
+    await client.close();
+    await manager.close();
+  } finally {
+    server.stop();
+  }
+}
+
+const rows = results.map((row) => ({
+  transport: row.transport,
+  'bare SDK p50 (ms)': row.bareSdkMs.p50,
+  'Quiver p50 (ms)': row.quiverBridgeMs.p50,
+  'bare SDK p99 (ms)': row.bareSdkMs.p99,
+  'Quiver p99 (ms)': row.quiverBridgeMs.p99,
+  'ratio p50': row.ratioP50,
+  'ratio p99': row.ratioP99,
+  'control ratio p50': row.controlRatioP50,
+  [`within ${TARGET}x (p50)`]: row.ratioP50 <= TARGET ? 'yes' : 'NO',
+}));
+console.table(rows);
+
+const output = {
+  benchmark:
+    'mcp-bridge tool-call latency: Quiver Toolkit + MCPManager vs bare @modelcontextprotocol/sdk Client',
+  server: '@modelcontextprotocol/server-everything "echo" tool',
+  target: `Quiver p50 within ${TARGET}x of the bare client`,
+  node: process.version,
+  cpus: `${cpus().length} x ${cpus()[0]?.model ?? 'unknown'}`,
+  date: new Date().toISOString(),
+  warmup,
+  loadAverage: loadavg().map(round),
+  note: 'control = a second bare SDK client (own connection; own process for stdio): control ratio = noise floor of this machine',
+  results,
+};
+await mkdir(join(here, 'results'), { recursive: true });
+await writeFile(join(here, 'results', 'latency.json'), `${JSON.stringify(output, null, 2)}\n`);
+console.log(`wrote ${join('bench', 'results', 'latency.json')}`);
