@@ -1,0 +1,142 @@
+import { z } from 'zod';
+import { joinUrl, requestProviderJson } from '../provider-request.js';
+import { httpUrl, plainText, positiveNumber } from '../plain-text.js';
+import { normalizePublishedDate } from '../published-date.js';
+import type { ImageResult, SearchProvider, SearchResult } from '../search-types.js';
+
+/** Options of {@link createBraveProvider}. */
+export interface BraveProviderOptions {
+  /** Brave Search API subscription token (env `BRAVE_API_KEY`). */
+  apiKey: string;
+  /** API base URL (default `https://api.search.brave.com`); set it for a proxy or a test server. */
+  baseUrl?: string;
+}
+
+// Brave Search API `WebSearchApiResponse` (documented fields only).
+const webSchema = z.object({
+  type: z.string().optional(),
+  web: z
+    .object({
+      results: z.array(
+        z.object({
+          title: z.string().nullish(),
+          url: z.string().nullish(),
+          description: z.string().nullish(),
+          age: z.string().nullish(),
+          page_age: z.string().nullish(),
+        }),
+      ),
+    })
+    .optional(),
+});
+// Brave Search API `ImageSearchApiResponse`.
+const imageSchema = z.object({
+  type: z.string().optional(),
+  results: z.array(
+    z.object({
+      title: z.string().nullish(),
+      url: z.string().nullish(),
+      thumbnail: z
+        .object({
+          src: z.string().nullish(),
+          width: z.number().nullish(),
+          height: z.number().nullish(),
+        })
+        .nullish(),
+      properties: z
+        .object({
+          url: z.string().nullish(),
+          width: z.number().nullish(),
+          height: z.number().nullish(),
+        })
+        .nullish(),
+    }),
+  ),
+});
+
+const FRESHNESS = { day: 'pd', week: 'pw', month: 'pm', year: 'py' } as const;
+
+/**
+ * Brave Search API (`/res/v1/web/search`, `/res/v1/images/search`), authenticated with the
+ * `X-Subscription-Token` header.
+ *
+ * @param options - API key and optional base URL.
+ * @returns A provider for web and image search.
+ * @example
+ * const brave = createBraveProvider({ apiKey: process.env.BRAVE_API_KEY! });
+ */
+export function createBraveProvider(options: BraveProviderOptions): SearchProvider {
+  const base = options.baseUrl ?? 'https://api.search.brave.com';
+  const headers = { 'x-subscription-token': options.apiKey };
+  return {
+    name: 'brave',
+    trustedHosts: options.baseUrl === undefined ? [] : [new URL(options.baseUrl).hostname],
+    async search(request, context) {
+      const url = new URL(joinUrl(base, 'res/v1/web/search'));
+      url.searchParams.set('q', request.query);
+      url.searchParams.set('count', String(Math.min(request.count, 20)));
+      if (request.language !== undefined) url.searchParams.set('search_lang', request.language);
+      if (request.country !== undefined)
+        url.searchParams.set('country', request.country.toUpperCase());
+      if (request.safeSearch !== undefined) url.searchParams.set('safesearch', request.safeSearch);
+      if (request.freshness !== undefined)
+        url.searchParams.set('freshness', FRESHNESS[request.freshness]);
+      const body = await requestProviderJson(
+        context,
+        { provider: 'brave', url: url.href, headers, secrets: [options.apiKey] },
+        webSchema,
+      );
+      const results: SearchResult[] = [];
+      for (const item of body.web?.results ?? []) {
+        const link = httpUrl(item.url);
+        if (link === undefined) continue;
+        const publishedAt =
+          normalizePublishedDate(item.page_age, context.now) ??
+          normalizePublishedDate(item.age, context.now);
+        results.push({
+          title: plainText(item.title) || link,
+          url: link,
+          snippet: plainText(item.description),
+          ...(publishedAt !== undefined ? { publishedAt } : {}),
+          source: 'brave',
+        });
+      }
+      return results.slice(0, request.count);
+    },
+    async searchImages(request, context) {
+      const url = new URL(joinUrl(base, 'res/v1/images/search'));
+      url.searchParams.set('q', request.query);
+      url.searchParams.set('count', String(Math.min(request.count, 100)));
+      if (request.language !== undefined) url.searchParams.set('search_lang', request.language);
+      if (request.country !== undefined)
+        url.searchParams.set('country', request.country.toUpperCase());
+      // The image endpoint knows only `off` and `strict`.
+      if (request.safeSearch !== undefined)
+        url.searchParams.set('safesearch', request.safeSearch === 'off' ? 'off' : 'strict');
+      const body = await requestProviderJson(
+        context,
+        { provider: 'brave', url: url.href, headers, secrets: [options.apiKey] },
+        imageSchema,
+      );
+      const results: ImageResult[] = [];
+      for (const item of body.results) {
+        const imageUrl = httpUrl(item.properties?.url);
+        if (imageUrl === undefined) continue;
+        const thumbnailUrl = httpUrl(item.thumbnail?.src);
+        const pageUrl = httpUrl(item.url);
+        const width = positiveNumber(item.properties?.width);
+        const height = positiveNumber(item.properties?.height);
+        results.push({
+          title: plainText(item.title),
+          imageUrl,
+          ...(thumbnailUrl !== undefined ? { thumbnailUrl } : {}),
+          ...(pageUrl !== undefined ? { pageUrl } : {}),
+          ...(width !== undefined ? { width } : {}),
+          ...(height !== undefined ? { height } : {}),
+          source: 'brave',
+        });
+      }
+      return results.slice(0, request.count);
+    },
+  };
+}
