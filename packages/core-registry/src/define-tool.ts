@@ -7,7 +7,12 @@ import type {
   ToolFlags,
 } from '@quiver/core';
 import { TOOL_NAME_PATTERN, ToolRegistrationError, localize } from '@quiver/core';
-import type { CompiledSchema, ParametersSchema, ValidationResult, ZodSchema } from './tool-schema.js';
+import type {
+  CompiledSchema,
+  ParametersSchema,
+  ValidationResult,
+  ZodSchema,
+} from './tool-schema.js';
 import { compileSchema } from './tool-schema.js';
 
 /**
@@ -18,10 +23,14 @@ import { compileSchema } from './tool-schema.js';
 export type ToolResult = unknown;
 
 /** Decides per call whether a human must approve it before it runs. */
-export type ApprovalPredicate<TArgs> = (args: TArgs, context: ToolContext) => boolean | Promise<boolean>;
+export type ApprovalPredicate<TArgs> = (
+  args: TArgs,
+  context: ToolContext,
+) => boolean | Promise<boolean>;
 
 /** The argument type a parameters schema describes. */
-export type InferArguments<TSchema> = TSchema extends ZodSchema<infer T> ? T : Record<string, unknown>;
+export type InferArguments<TSchema> =
+  TSchema extends ZodSchema<infer T> ? T : Record<string, unknown>;
 
 /** Everything needed to define a tool. */
 export interface ToolSpec<TArgs = Record<string, unknown>> {
@@ -117,11 +126,20 @@ export function defineTool<TArgs>(spec: ToolSpec<TArgs>): Tool<TArgs> {
     throw new ToolRegistrationError(name, `Tool "${name}" has no execute function.`);
   }
   const description = spec.description;
-  if (typeof description !== 'string' && (typeof description !== 'object' || typeof description?.en !== 'string')) {
-    throw new ToolRegistrationError(name, `Tool "${name}" needs a description: a string or { en, zh }.`);
+  if (
+    typeof description !== 'string' &&
+    (typeof description !== 'object' || typeof description?.en !== 'string')
+  ) {
+    throw new ToolRegistrationError(
+      name,
+      `Tool "${name}" needs a description: a string or { en, zh }.`,
+    );
   }
   if (spec.timeoutMs !== undefined && !(spec.timeoutMs > 0)) {
-    throw new ToolRegistrationError(name, `Tool "${name}": timeoutMs must be a positive number of milliseconds.`);
+    throw new ToolRegistrationError(
+      name,
+      `Tool "${name}": timeoutMs must be a positive number of milliseconds.`,
+    );
   }
   let compiled: CompiledSchema;
   try {

@@ -35,10 +35,16 @@ class ExpressionError extends Error {}
  * @throws ExpressionError with the position of the problem
  */
 export function evaluateExpression(expression: string): number {
-  const tokens = [...expression.matchAll(/\s*(\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+|[A-Za-z_]\w*|\*\*|[-+*/%^(),])/gy)];
+  const tokens = [
+    ...expression.matchAll(
+      /\s*(\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+|[A-Za-z_]\w*|\*\*|[-+*/%^(),])/gy,
+    ),
+  ];
   const consumed = tokens.reduce((length, match) => length + match[0].length, 0);
-  if (expression.slice(consumed).trim() !== '') {
-    throw new ExpressionError(`Unexpected character "${expression.slice(consumed).trim()[0]}" at position ${consumed + 1}.`);
+  const rest = expression.slice(consumed);
+  if (rest.trim() !== '') {
+    const position = consumed + (rest.length - rest.trimStart().length) + 1;
+    throw new ExpressionError(`Unexpected character "${rest.trim()[0]}" at position ${position}.`);
   }
   const items = tokens.map((match) => match[1]!);
   let index = 0;
@@ -46,13 +52,15 @@ export function evaluateExpression(expression: string): number {
   const take = (expected?: string): string => {
     const token = items[index];
     if (token === undefined) throw new ExpressionError('The expression ends too early.');
-    if (expected !== undefined && token !== expected) throw new ExpressionError(`Expected "${expected}" but found "${token}".`);
+    if (expected !== undefined && token !== expected)
+      throw new ExpressionError(`Expected "${expected}" but found "${token}".`);
     index++;
     return token;
   };
   const expressionRule = (): number => {
     let value = term();
-    while (peek() === '+' || peek() === '-') value = take() === '+' ? value + term() : value - term();
+    while (peek() === '+' || peek() === '-')
+      value = take() === '+' ? value + term() : value - term();
     return value;
   };
   const term = (): number => {
@@ -104,14 +112,18 @@ export function evaluateExpression(expression: string): number {
       take(')');
       return fn(...args);
     }
-    throw new ExpressionError(`Unknown name "${token}". Known functions: ${Object.keys(FUNCTIONS).join(', ')}; constants: pi, e.`);
+    throw new ExpressionError(
+      `Unknown name "${token}". Known functions: ${Object.keys(FUNCTIONS).join(', ')}; constants: pi, e.`,
+    );
   };
   if (items.length === 0) throw new ExpressionError('The expression is empty.');
   const value = expressionRule();
-  if (index < items.length) throw new ExpressionError(`Unexpected "${items[index]}" after the end of the expression.`);
+  if (index < items.length)
+    throw new ExpressionError(`Unexpected "${items[index]}" after the end of the expression.`);
   return value;
 }
 
+/** Evaluates arithmetic exactly as written (a parser, never `eval`); answers the value as text and in `metadata.value`. */
 export const calculatorTool = defineTool({
   name: 'calculator',
   description: {
@@ -128,21 +140,33 @@ export const calculatorTool = defineTool({
       value = evaluateExpression(expression);
     } catch (error) {
       if (error instanceof ExpressionError) {
-        throw new ToolExecutionError('calculator', `Cannot evaluate "${expression}": ${error.message}`, { code: 'invalid_expression' });
+        throw new ToolExecutionError(
+          'calculator',
+          `Cannot evaluate "${expression}": ${error.message}`,
+          { code: 'invalid_expression' },
+        );
       }
       throw error;
     }
     if (!Number.isFinite(value)) {
-      throw new ToolExecutionError('calculator', `"${expression}" has no finite value (division by zero or overflow).`, {
-        code: 'invalid_expression',
-      });
+      throw new ToolExecutionError(
+        'calculator',
+        `"${expression}" has no finite value (division by zero or overflow).`,
+        {
+          code: 'invalid_expression',
+        },
+      );
     }
-    return { content: [{ type: 'text', text: String(Number(value.toPrecision(15))) }], metadata: { value } };
+    return {
+      content: [{ type: 'text', text: String(Number(value.toPrecision(15))) }],
+      metadata: { value },
+    };
   },
 });
 
 // --- current_time ------------------------------------------------------------------------------
 
+/** The current date, time and weekday in an IANA time zone (default UTC). */
 export const currentTimeTool = defineTool({
   name: 'current_time',
   description: {
@@ -170,7 +194,10 @@ export const currentTimeTool = defineTool({
       dateStyle: 'short',
       timeStyle: 'medium',
     }).format(now);
-    const weekday = new Intl.DateTimeFormat('en-US', { timeZone: timezone, weekday: 'long' }).format(now);
+    const weekday = new Intl.DateTimeFormat('en-US', {
+      timeZone: timezone,
+      weekday: 'long',
+    }).format(now);
     return { timezone, local, weekday, iso: now.toISOString() };
   },
 });
@@ -192,6 +219,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** Streams a countdown, one chunk per step; honours its signal. */
 export const countdownTool = defineTool({
   name: 'countdown',
   description: {
@@ -200,7 +228,13 @@ export const countdownTool = defineTool({
   },
   parameters: z.object({
     from: z.number().int().min(1).max(100).describe('Number to count down from'),
-    intervalMs: z.number().int().min(0).max(5000).default(100).describe('Pause between steps, in milliseconds'),
+    intervalMs: z
+      .number()
+      .int()
+      .min(0)
+      .max(5000)
+      .default(100)
+      .describe('Pause between steps, in milliseconds'),
   }),
   async *execute({ from, intervalMs }, context: ToolContext) {
     for (let value = from; value > 0; value--) {

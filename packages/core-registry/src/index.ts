@@ -27,4 +27,16 @@ export type {
   ToolkitOptions,
 } from './toolkit.js';
 export { BASIC_GROUP, META_TOOL_NAME, Toolkit } from './toolkit.js';
-export type { NamesakeStrategy, RegisterOptions, RegisteredTool, ToolGroup, ToolkitState } from './toolkit-types.js';
+export type {
+  NamesakeStrategy,
+  RegisterOptions,
+  RegisteredTool,
+  ToolGroup,
+  ToolkitState,
+} from './toolkit-types.js';
+export type { BackgroundTaskOptions, TaskSnapshot, TaskStatus } from './background-tasks.js';
+export { BackgroundTasks, enableBackgroundTasks } from './background-tasks.js';
+export type { Skill } from './skills.js';
+export { SkillError, loadSkill, registerSkill } from './skills.js';
+export type { StorageArguments, StorageToolOptions } from './storage-tool.js';
+export { createStorageTool } from './storage-tool.js';

@@ -3,8 +3,7 @@ import { jsonrepair } from 'jsonrepair';
 
 /** The outcome of {@link parseToolArguments}. */
 export type ParsedArguments =
-  | { ok: true; value: Record<string, unknown>; repaired: boolean }
-  | { ok: false; message: string };
+  { ok: true; value: Record<string, unknown>; repaired: boolean } | { ok: false; message: string };
 
 const FENCE = /^```[\w-]*\s*\n?([\s\S]*?)\n?\s*```$/;
 
@@ -43,18 +42,33 @@ export function parseToolArguments(raw: string): ParsedArguments {
   }
   try {
     const repaired = JSON.parse(jsonrepair(text)) as unknown;
-    if (typeof repaired !== 'object' || repaired === null) {
+    // The repair reads prose with commas ("Berlin, in celsius") as a list: only an array the
+    // model actually wrote is "an array"; anything else it could not read is "not JSON".
+    if (
+      typeof repaired !== 'object' ||
+      repaired === null ||
+      (Array.isArray(repaired) && !text.startsWith('['))
+    ) {
       const preview = text.length > 40 ? `${text.slice(0, 40)}…` : text;
-      return { ok: false, message: `The arguments are not JSON: ${JSON.stringify(preview)}. Send a single JSON object.` };
+      return {
+        ok: false,
+        message: `The arguments are not JSON: ${JSON.stringify(preview)}. Send a single JSON object.`,
+      };
     }
     return asObject(repaired, true);
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
-    return { ok: false, message: `The arguments are not valid JSON (${detail}). Send a single JSON object.` };
+    return {
+      ok: false,
+      message: `The arguments are not valid JSON (${detail}). Send a single JSON object.`,
+    };
   }
 }
 
-function tryParse(parse: (text: string) => unknown, text: string): { ok: true; value: unknown } | { ok: false } {
+function tryParse(
+  parse: (text: string) => unknown,
+  text: string,
+): { ok: true; value: unknown } | { ok: false } {
   try {
     return { ok: true, value: parse(text) };
   } catch {
@@ -69,7 +83,12 @@ function asObject(value: unknown, repaired: boolean): ParsedArguments {
   // Some models double-encode: the arguments are a JSON string holding the JSON object.
   if (typeof value === 'string') {
     const inner = tryParse(JSON.parse, value);
-    if (inner.ok && typeof inner.value === 'object' && inner.value !== null && !Array.isArray(inner.value)) {
+    if (
+      inner.ok &&
+      typeof inner.value === 'object' &&
+      inner.value !== null &&
+      !Array.isArray(inner.value)
+    ) {
       return { ok: true, value: inner.value as Record<string, unknown>, repaired: true };
     }
   }

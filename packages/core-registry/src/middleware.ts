@@ -44,4 +44,5 @@ export type NextHandler = (invocation: ToolInvocation) => AsyncIterable<ToolResp
 export type ToolMiddleware = (
   invocation: ToolInvocation,
   next: NextHandler,
-) => AsyncIterable<ToolResponse> | Promise<ToolResponse | AsyncIterable<ToolResponse>> | ToolResponse;
+) =>
+  AsyncIterable<ToolResponse> | Promise<ToolResponse | AsyncIterable<ToolResponse>> | ToolResponse;

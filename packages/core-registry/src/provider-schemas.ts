@@ -4,7 +4,8 @@ import type { JsonSchema, JsonSchemaObject } from '@quiver/core';
 export type SchemaTarget = 'openai' | 'openai-strict' | 'anthropic' | 'gemini';
 
 /** The outcome of converting one schema: the converted schema, or why the target cannot express it. */
-export type SchemaConversion = { ok: true; schema: JsonSchemaObject | undefined } | { ok: false; reason: string };
+export type SchemaConversion =
+  { ok: true; schema: JsonSchemaObject | undefined } | { ok: false; reason: string };
 
 class Inexpressible extends Error {}
 
@@ -23,11 +24,15 @@ export function convertSchema(schema: JsonSchemaObject, target: SchemaTarget): S
         return { ok: true, schema: stripMeta(schema) as JsonSchemaObject };
       case 'anthropic':
         for (const keyword of ['anyOf', 'oneOf', 'allOf'] as const) {
-          if (schema[keyword] !== undefined) throw new Inexpressible(`"${keyword}" at the top level`);
+          if (schema[keyword] !== undefined)
+            throw new Inexpressible(`"${keyword}" at the top level`);
         }
         return { ok: true, schema: stripMeta(schema) as JsonSchemaObject };
       case 'openai-strict':
-        return { ok: true, schema: toOpenAIStrict(stripMeta(schema), '', 0, true) as JsonSchemaObject };
+        return {
+          ok: true,
+          schema: toOpenAIStrict(stripMeta(schema), '', 0, true) as JsonSchemaObject,
+        };
       case 'gemini': {
         const converted = toGemini(schema, schema, '', 0, new Set());
         const empty = !converted.properties || Object.keys(converted.properties).length === 0;
@@ -68,14 +73,25 @@ const STRICT_DROP = new Set([
   'examples',
   '$comment',
 ]);
-const STRICT_FORMATS = new Set(['date-time', 'time', 'date', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uuid']);
+const STRICT_FORMATS = new Set([
+  'date-time',
+  'time',
+  'date',
+  'duration',
+  'email',
+  'hostname',
+  'ipv4',
+  'ipv6',
+  'uuid',
+]);
 
 function at(path: string, key: string): string {
   return path === '' ? key : `${path}.${key}`;
 }
 
 function toOpenAIStrict(schema: JsonSchema, path: string, depth: number, root = false): JsonSchema {
-  if (depth > MAX_DEPTH) throw new Inexpressible(`nesting deeper than ${MAX_DEPTH} levels at "${path}"`);
+  if (depth > MAX_DEPTH)
+    throw new Inexpressible(`nesting deeper than ${MAX_DEPTH} levels at "${path}"`);
   if (schema.allOf !== undefined) throw new Inexpressible(`"allOf" at "${path || 'root'}"`);
   if (root && (schema.anyOf !== undefined || schema.oneOf !== undefined)) {
     throw new Inexpressible('"anyOf" at the top level');
@@ -85,11 +101,15 @@ function toOpenAIStrict(schema: JsonSchema, path: string, depth: number, root = 
     if (STRICT_DROP.has(key)) continue;
     if (key === 'format' && !STRICT_FORMATS.has(String(value))) continue;
     if (key === 'oneOf') {
-      out.anyOf = (value as JsonSchema[]).map((branch, index) => toOpenAIStrict(branch, at(path, `oneOf[${index}]`), depth + 1));
+      out.anyOf = (value as JsonSchema[]).map((branch, index) =>
+        toOpenAIStrict(branch, at(path, `oneOf[${index}]`), depth + 1),
+      );
       continue;
     }
     if (key === 'anyOf') {
-      out.anyOf = (value as JsonSchema[]).map((branch, index) => toOpenAIStrict(branch, at(path, `anyOf[${index}]`), depth + 1));
+      out.anyOf = (value as JsonSchema[]).map((branch, index) =>
+        toOpenAIStrict(branch, at(path, `anyOf[${index}]`), depth + 1),
+      );
       continue;
     }
     if (key === 'items' && typeof value === 'object' && value !== null && !Array.isArray(value)) {
@@ -108,10 +128,13 @@ function toOpenAIStrict(schema: JsonSchema, path: string, depth: number, root = 
     if (key === 'properties' || key === 'required' || key === 'additionalProperties') continue;
     out[key] = value;
   }
-  const isObject = schema.type === 'object' || (Array.isArray(schema.type) && schema.type.includes('object'));
+  const isObject =
+    schema.type === 'object' || (Array.isArray(schema.type) && schema.type.includes('object'));
   if (isObject || schema.properties !== undefined) {
     if (typeof schema.additionalProperties === 'object') {
-      throw new Inexpressible(`a free-form map (additionalProperties with a schema) at "${path || 'root'}"`);
+      throw new Inexpressible(
+        `a free-form map (additionalProperties with a schema) at "${path || 'root'}"`,
+      );
     }
     const properties = schema.properties ?? {};
     if (Object.keys(properties).length === 0 && !root) {
@@ -136,11 +159,17 @@ function nullable(schema: JsonSchema): JsonSchema {
     const branches = schema.anyOf ?? [{ $ref: schema.$ref }];
     if (branches.some((branch) => branch.type === 'null')) return schema;
     const { anyOf: _anyOf, $ref: _ref, description, ...rest } = schema;
-    return { ...rest, ...(description ? { description } : {}), anyOf: [...branches, { type: 'null' }] };
+    return {
+      ...rest,
+      ...(description ? { description } : {}),
+      anyOf: [...branches, { type: 'null' }],
+    };
   }
   const out: JsonSchema = { ...schema };
-  if (typeof schema.type === 'string') out.type = schema.type === 'null' ? 'null' : [schema.type, 'null'];
-  else if (Array.isArray(schema.type)) out.type = schema.type.includes('null') ? schema.type : [...schema.type, 'null'];
+  if (typeof schema.type === 'string')
+    out.type = schema.type === 'null' ? 'null' : [schema.type, 'null'];
+  else if (Array.isArray(schema.type))
+    out.type = schema.type.includes('null') ? schema.type : [...schema.type, 'null'];
   else return { anyOf: [schema, { type: 'null' }] };
   if (out.enum !== undefined && !out.enum.includes(null)) out.enum = [...out.enum, null];
   return out;
@@ -172,17 +201,35 @@ const GEMINI_TYPES = new Set(['string', 'integer', 'number', 'boolean', 'array',
 
 function resolveRef(root: JsonSchema, ref: string): JsonSchema {
   const match = /^#\/(\$defs|definitions)\/(.+)$/.exec(ref);
-  const definition = match ? (root[match[1] as '$defs' | 'definitions'] as Record<string, JsonSchema> | undefined)?.[match[2]!] : undefined;
+  const definition = match
+    ? (root[match[1] as '$defs' | 'definitions'] as Record<string, JsonSchema> | undefined)?.[
+        match[2]!
+      ]
+    : undefined;
   if (!definition) throw new Inexpressible(`an unresolvable $ref "${ref}"`);
   return definition;
 }
 
-function toGemini(schema: JsonSchema, root: JsonSchema, path: string, depth: number, refs: Set<string>): JsonSchema {
-  if (depth > MAX_DEPTH) throw new Inexpressible(`nesting deeper than ${MAX_DEPTH} levels at "${path}"`);
+function toGemini(
+  schema: JsonSchema,
+  root: JsonSchema,
+  path: string,
+  depth: number,
+  refs: Set<string>,
+): JsonSchema {
+  if (depth > MAX_DEPTH)
+    throw new Inexpressible(`nesting deeper than ${MAX_DEPTH} levels at "${path}"`);
   if (schema.$ref !== undefined) {
-    if (refs.has(schema.$ref)) throw new Inexpressible(`a recursive type (${schema.$ref}) at "${path}"`);
+    if (refs.has(schema.$ref))
+      throw new Inexpressible(`a recursive type (${schema.$ref}) at "${path}"`);
     const { $ref, ...siblings } = schema;
-    return toGemini({ ...resolveRef(root, $ref), ...siblings }, root, path, depth, new Set([...refs, $ref]));
+    return toGemini(
+      { ...resolveRef(root, $ref), ...siblings },
+      root,
+      path,
+      depth,
+      new Set([...refs, $ref]),
+    );
   }
   if (schema.allOf !== undefined) throw new Inexpressible(`"allOf" at "${path || 'root'}"`);
   let working: JsonSchema = { ...schema };
@@ -209,12 +256,19 @@ function toGemini(schema: JsonSchema, root: JsonSchema, path: string, depth: num
     if (branches.length < working.anyOf.length) working.nullable = true;
     if (branches.length === 1) {
       const { anyOf: _anyOf, ...rest } = working;
-      working = { ...branches[0]!, ...rest, description: rest.description ?? branches[0]!.description };
+      working = {
+        ...branches[0]!,
+        ...rest,
+        description: rest.description ?? branches[0]!.description,
+      };
       if (working.$ref !== undefined) return toGemini(working, root, path, depth, refs);
     } else working.anyOf = branches;
   }
   if (working.enum !== undefined && working.enum.some((value) => typeof value !== 'string')) {
-    const listed = working.enum.filter((value) => value !== null).map((value) => JSON.stringify(value)).join(', ');
+    const listed = working.enum
+      .filter((value) => value !== null)
+      .map((value) => JSON.stringify(value))
+      .join(', ');
     working.description = `${working.description ? `${working.description} ` : ''}(one of: ${listed})`;
     delete working.enum;
   } else if (working.enum !== undefined) {
@@ -233,15 +287,26 @@ function toGemini(schema: JsonSchema, root: JsonSchema, path: string, depth: num
           toGemini(property, root, at(path, name), depth + 1, refs),
         ]),
       );
-    } else if (key === 'items' && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    } else if (
+      key === 'items' &&
+      typeof value === 'object' &&
+      value !== null &&
+      !Array.isArray(value)
+    ) {
       out.items = toGemini(value as JsonSchema, root, at(path, '[]'), depth + 1, refs);
     } else if (key === 'anyOf') {
-      out.anyOf = (value as JsonSchema[]).map((branch, index) => toGemini(branch, root, at(path, `anyOf[${index}]`), depth + 1, refs));
+      out.anyOf = (value as JsonSchema[]).map((branch, index) =>
+        toGemini(branch, root, at(path, `anyOf[${index}]`), depth + 1, refs),
+      );
     } else {
       out[key] = value;
     }
   }
-  if (out.type === 'object' && path !== '' && (!out.properties || Object.keys(out.properties).length === 0)) {
+  if (
+    out.type === 'object' &&
+    path !== '' &&
+    (!out.properties || Object.keys(out.properties).length === 0)
+  ) {
     throw new Inexpressible(`an object with no declared properties at "${path}"`);
   }
   return out;

@@ -33,11 +33,20 @@ export class ToolRegistry {
    * @throws ToolRegistrationError when the name is taken (pass `{ override: true }` to replace)
    */
   register(entry: AnyTool | AnyToolFactory, options: { override?: boolean } = {}): void {
-    if (!isTool(entry) && (typeof entry !== 'object' || entry === null || typeof entry.create !== 'function')) {
-      throw new ToolRegistrationError('', 'registerTool takes a tool made by defineTool or a factory { name, create(config) }.');
+    if (
+      !isTool(entry) &&
+      (typeof entry !== 'object' || entry === null || typeof entry.create !== 'function')
+    ) {
+      throw new ToolRegistrationError(
+        '',
+        'registerTool takes a tool made by defineTool or a factory { name, create(config) }.',
+      );
     }
     if (this.#entries.has(entry.name) && !options.override) {
-      throw new ToolRegistrationError(entry.name, `A tool named "${entry.name}" is already in the registry. Pass { override: true } to replace it.`);
+      throw new ToolRegistrationError(
+        entry.name,
+        `A tool named "${entry.name}" is already in the registry. Pass { override: true } to replace it.`,
+      );
     }
     this.#entries.set(entry.name, entry);
   }
@@ -47,6 +56,7 @@ export class ToolRegistry {
     return [...this.#entries.keys()];
   }
 
+  /** True when a tool or factory of that name is registered. */
   has(name: string): boolean {
     return this.#entries.has(name);
   }
@@ -72,9 +82,12 @@ export class ToolRegistry {
       return tool;
     } catch (error) {
       if (error instanceof ConfigurationError) throw error;
-      throw new ConfigurationError(`Could not create tool "${name}": ${error instanceof Error ? error.message : String(error)}`, {
-        cause: error,
-      });
+      throw new ConfigurationError(
+        `Could not create tool "${name}": ${error instanceof Error ? error.message : String(error)}`,
+        {
+          cause: error,
+        },
+      );
     }
   }
 
@@ -93,17 +106,25 @@ export class ToolRegistry {
     try {
       text = await readFile(path, 'utf8');
     } catch (error) {
-      throw new ConfigurationError(`Cannot read the tool config file ${path}: ${(error as Error).message}`, { cause: error });
+      throw new ConfigurationError(
+        `Cannot read the tool config file ${path}: ${(error as Error).message}`,
+        { cause: error },
+      );
     }
     let data: unknown;
     try {
       data = JSON.parse(text);
     } catch (error) {
-      throw new ConfigurationError(`The tool config file ${path} is not valid JSON: ${(error as Error).message}`, { cause: error });
+      throw new ConfigurationError(
+        `The tool config file ${path} is not valid JSON: ${(error as Error).message}`,
+        { cause: error },
+      );
     }
     const map = isRecord(data) && isRecord(data.tools) ? data.tools : data;
     if (!isRecord(map) || !Object.values(map).every(isRecord)) {
-      throw new ConfigurationError(`The tool config file ${path} must map tool names to objects, e.g. {"tools": {"web_search": {"provider": "searxng"}}}.`);
+      throw new ConfigurationError(
+        `The tool config file ${path} must map tool names to objects, e.g. {"tools": {"web_search": {"provider": "searxng"}}}.`,
+      );
     }
     this.setConfig(map as ToolConfigMap);
     return this.#config;
@@ -118,7 +139,10 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 export const defaultRegistry = new ToolRegistry();
 
 /** Register a tool or factory in the default registry (Qwen-Agent's `@register_tool`). */
-export function registerTool(entry: AnyTool | AnyToolFactory, options?: { override?: boolean }): void {
+export function registerTool(
+  entry: AnyTool | AnyToolFactory,
+  options?: { override?: boolean },
+): void {
   defaultRegistry.register(entry, options);
 }
 

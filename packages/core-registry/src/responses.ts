@@ -1,17 +1,20 @@
 import type { ContentBlock, ToolResponse } from '@quiver/core';
 
 /**
- * Gather the chunks of a streamed call into one response: contents in order, adjacent text
- * blocks joined, `isError` if any chunk is an error, metadata merged (later chunks win).
+ * Gather the chunks of a streamed call into one response: contents in order, a text block that
+ * starts a chunk joined onto the text block that ended the previous one (a stream split
+ * mid-text), `isError` if any chunk is an error, metadata merged (later chunks win).
  */
 export function mergeResponses(chunks: readonly ToolResponse[]): ToolResponse {
   const content: ContentBlock[] = [];
   let isError = false;
   let metadata: Record<string, unknown> | undefined;
   for (const chunk of chunks) {
-    for (const block of chunk.content) {
+    for (const [index, block] of chunk.content.entries()) {
+      // Join text only across chunk boundaries (a stream split mid-text); separate blocks of one
+      // chunk stay separate.
       const previous = content[content.length - 1];
-      if (block.type === 'text' && previous?.type === 'text') {
+      if (index === 0 && block.type === 'text' && previous?.type === 'text') {
         content[content.length - 1] = { type: 'text', text: previous.text + block.text };
       } else {
         content.push(block);

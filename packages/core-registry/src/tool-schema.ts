@@ -9,12 +9,12 @@ import type { ArgumentIssue, JsonSchema, JsonSchemaObject } from '@quiver/core';
 export type ZodSchema<T = unknown> = z.ZodType<T>;
 
 /** Tool parameters: a zod object schema, or a JSON Schema whose root is an object. */
-export type ParametersSchema<TArgs = Record<string, unknown>> = ZodSchema<TArgs> | JsonSchemaObject | JsonSchema;
+export type ParametersSchema<TArgs = Record<string, unknown>> =
+  ZodSchema<TArgs> | JsonSchemaObject | JsonSchema;
 
 /** @internal The outcome of validating arguments against a tool's schema. */
 export type ValidationResult =
-  | { ok: true; value: Record<string, unknown> }
-  | { ok: false; issues: ArgumentIssue[] };
+  { ok: true; value: Record<string, unknown> } | { ok: false; issues: ArgumentIssue[] };
 
 /** @internal A compiled parameter schema: the JSON Schema the model sees, and a validator. */
 export interface CompiledSchema {
@@ -30,7 +30,10 @@ let ajv07: Ajv | undefined;
 
 function validatorFor(schema: JsonSchema): Ajv | Ajv2020 {
   const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
-  if (/draft-0[4-7]/.test(dialect) || (schema.definitions !== undefined && schema.$defs === undefined)) {
+  if (
+    /draft-0[4-7]/.test(dialect) ||
+    (schema.definitions !== undefined && schema.$defs === undefined)
+  ) {
     ajv07 ??= configure(new Ajv({ allErrors: true, strict: false, useDefaults: true }));
     return ajv07;
   }
@@ -53,13 +56,19 @@ export function isZodSchema(value: unknown): value is ZodSchema {
  * @throws Error when the schema is invalid (the caller wraps it into a ToolRegistrationError)
  */
 export function compileSchema(parameters: ParametersSchema): CompiledSchema {
-  return isZodSchema(parameters) ? compileZod(parameters) : compileJsonSchema(parameters as JsonSchema);
+  return isZodSchema(parameters)
+    ? compileZod(parameters)
+    : compileJsonSchema(parameters as JsonSchema);
 }
 
 function compileZod(schema: ZodSchema): CompiledSchema {
-  const input = cleanZodJsonSchema(z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema);
+  const input = cleanZodJsonSchema(
+    z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema,
+  );
   if (input.type !== 'object') {
-    throw new Error(`tool parameters must be a zod object schema (z.object), got JSON Schema type ${JSON.stringify(input.type)}`);
+    throw new Error(
+      `tool parameters must be a zod object schema (z.object), got JSON Schema type ${JSON.stringify(input.type)}`,
+    );
   }
   const output = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) as JsonSchema;
   const closed = output.additionalProperties === false;
@@ -75,7 +84,8 @@ function compileZod(schema: ZodSchema): CompiledSchema {
         }
       }
       const result = schema.safeParse(args);
-      if (result.success && issues.length === 0) return { ok: true, value: result.data as Record<string, unknown> };
+      if (result.success && issues.length === 0)
+        return { ok: true, value: result.data as Record<string, unknown> };
       if (!result.success) {
         for (const issue of result.error.issues) {
           // Unknown top-level keys were reported above, with the list of real parameters.
@@ -95,14 +105,19 @@ function compileJsonSchema(schema: JsonSchema): CompiledSchema {
   const root = { ...schema };
   if (root.type === undefined && root.properties !== undefined) root.type = 'object';
   if (root.type !== 'object') {
-    throw new Error(`the root of a tool's parameter schema must have type "object", got ${JSON.stringify(root.type)}`);
+    throw new Error(
+      `the root of a tool's parameter schema must have type "object", got ${JSON.stringify(root.type)}`,
+    );
   }
   const ajv = validatorFor(root);
   let validate: ValidateFunction;
   try {
     validate = ajv.compile(root as AnySchema);
   } catch (error) {
-    throw new Error(`invalid JSON Schema: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new Error(
+      `invalid JSON Schema: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   }
   const jsonSchema = { ...root } as JsonSchemaObject;
   delete jsonSchema.$schema;
@@ -114,7 +129,10 @@ function compileJsonSchema(schema: JsonSchema): CompiledSchema {
       // ajv applies defaults in place: validate a copy so the caller's object is never changed.
       const copy = structuredClone(args);
       if (validate(copy)) return { ok: true, value: copy };
-      return { ok: false, issues: (validate.errors ?? []).map((error) => ajvIssue(error, root, known)) };
+      return {
+        ok: false,
+        issues: (validate.errors ?? []).map((error) => ajvIssue(error, root, known)),
+      };
     },
   };
 }
@@ -127,7 +145,10 @@ function cleanZodJsonSchema(schema: JsonSchema): JsonSchema {
     const out: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(node)) {
       if (key === '$schema') continue;
-      if ((key === 'minimum' && value === Number.MIN_SAFE_INTEGER) || (key === 'maximum' && value === Number.MAX_SAFE_INTEGER)) {
+      if (
+        (key === 'minimum' && value === Number.MIN_SAFE_INTEGER) ||
+        (key === 'maximum' && value === Number.MAX_SAFE_INTEGER)
+      ) {
         continue;
       }
       out[key] = walk(value);
@@ -151,8 +172,10 @@ function unknownFieldIssue(path: (string | number)[], known: Set<string>): Argum
 function describeExpected(schema: JsonSchema | undefined): string {
   if (!schema) return '';
   const parts: string[] = [];
-  if (schema.enum) parts.push(`one of ${schema.enum.map((value) => JSON.stringify(value)).join(', ')}`);
-  else if (schema.type) parts.push(Array.isArray(schema.type) ? schema.type.join(' or ') : schema.type);
+  if (schema.enum)
+    parts.push(`one of ${schema.enum.map((value) => JSON.stringify(value)).join(', ')}`);
+  else if (schema.type)
+    parts.push(Array.isArray(schema.type) ? schema.type.join(' or ') : schema.type);
   if (schema.description) parts.push(`(${schema.description})`);
   return parts.join(' ');
 }
@@ -184,7 +207,11 @@ function describeValue(value: unknown): string {
   return text && text.length <= 60 ? `${kind} ${text}` : kind;
 }
 
-function zodIssue(issue: z.core.$ZodIssue, args: Record<string, unknown>, jsonSchema: JsonSchema): ArgumentIssue {
+function zodIssue(
+  issue: z.core.$ZodIssue,
+  args: Record<string, unknown>,
+  jsonSchema: JsonSchema,
+): ArgumentIssue {
   const path = issue.path.filter((key): key is string | number => typeof key !== 'symbol');
   const actual = valueAt(args, path);
   const expected = describeExpected(schemaAt(jsonSchema, path));
@@ -192,10 +219,16 @@ function zodIssue(issue: z.core.$ZodIssue, args: Record<string, unknown>, jsonSc
     return { path, message: `is required${expected ? `: ${expected}` : ''}` };
   }
   if (issue.code === 'unrecognized_keys') {
-    return { path: [...path, ...issue.keys.slice(0, 1)], message: `unknown field(s) ${issue.keys.join(', ')}` };
+    return {
+      path: [...path, ...issue.keys.slice(0, 1)],
+      message: `unknown field(s) ${issue.keys.join(', ')}`,
+    };
   }
   if (issue.code === 'invalid_type') {
-    return { path, message: `expected ${expected || issue.expected}, got ${describeValue(actual)}` };
+    return {
+      path,
+      message: `expected ${expected || issue.expected}, got ${describeValue(actual)}`,
+    };
   }
   const message = issue.message.replace(/^Invalid (input|option): /, '');
   return { path, message: `${message}; got ${describeValue(actual)}` };
@@ -216,7 +249,8 @@ function ajvIssue(error: ErrorObject, root: JsonSchema, known: Set<string>): Arg
     }
     case 'additionalProperties': {
       const extra = String(params.additionalProperty);
-      const siblings = path.length === 0 ? known : new Set(Object.keys(schemaAt(root, path)?.properties ?? {}));
+      const siblings =
+        path.length === 0 ? known : new Set(Object.keys(schemaAt(root, path)?.properties ?? {}));
       return unknownFieldIssue([...path, extra], siblings);
     }
     case 'enum':
@@ -235,8 +269,10 @@ function ajvIssue(error: ErrorObject, root: JsonSchema, known: Set<string>): Arg
 export function allowsNull(schema: JsonSchema | boolean | undefined): boolean {
   if (schema === undefined || schema === true) return true;
   if (schema === false) return false;
-  if (Object.keys(schema).filter((key) => key !== 'description' && key !== 'title').length === 0) return true;
-  if (schema.type === 'null' || (Array.isArray(schema.type) && schema.type.includes('null'))) return true;
+  if (Object.keys(schema).filter((key) => key !== 'description' && key !== 'title').length === 0)
+    return true;
+  if (schema.type === 'null' || (Array.isArray(schema.type) && schema.type.includes('null')))
+    return true;
   if (schema.nullable === true) return true;
   if (schema.const === null || schema.enum?.includes(null)) return true;
   return [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])].some((branch) => allowsNull(branch));
@@ -251,14 +287,22 @@ export function allowsNull(schema: JsonSchema | boolean | undefined): boolean {
  * @param value - the parsed arguments
  * @param schema - the tool's parameter schema (its root holds the `$defs` that `$ref`s point to)
  */
-export function nullsToAbsent(value: Record<string, unknown>, schema: JsonSchema): Record<string, unknown> {
+export function nullsToAbsent(
+  value: Record<string, unknown>,
+  schema: JsonSchema,
+): Record<string, unknown> {
   return stripNulls(value, schema, schema, 0) as Record<string, unknown>;
 }
 
 /** Deeper than this, arguments are left as they are (recursive schemas, hostile input). */
 const MAX_NULL_DEPTH = 32;
 
-function stripNulls(value: unknown, schema: JsonSchema | undefined, root: JsonSchema, depth: number): unknown {
+function stripNulls(
+  value: unknown,
+  schema: JsonSchema | undefined,
+  root: JsonSchema,
+  depth: number,
+): unknown {
   if (typeof value !== 'object' || value === null || depth > MAX_NULL_DEPTH) return value;
   const shape = objectShape(schema, root);
   if (shape === undefined) return value;
@@ -304,8 +348,13 @@ function resolveLocalRef(schema: JsonSchema | undefined, root: JsonSchema): Json
   let node = schema;
   for (let hops = 0; hops < 8 && typeof node?.$ref === 'string'; hops++) {
     const match = /^#\/(\$defs|definitions)\/([^/]+)$/.exec(node.$ref);
-    const definitions = match ? (root[match[1] as '$defs' | 'definitions'] as Record<string, JsonSchema> | undefined) : undefined;
-    node = match && definitions && Object.hasOwn(definitions, match[2]!) ? definitions[match[2]!] : undefined;
+    const definitions = match
+      ? (root[match[1] as '$defs' | 'definitions'] as Record<string, JsonSchema> | undefined)
+      : undefined;
+    node =
+      match && definitions && Object.hasOwn(definitions, match[2]!)
+        ? definitions[match[2]!]
+        : undefined;
   }
   return node;
 }

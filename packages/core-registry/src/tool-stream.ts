@@ -8,11 +8,13 @@ import {
   errorResponse,
   toToolResponse,
 } from '@quiver/core';
+import type { CallCancellation } from './call-cancellation.js';
 
 /** @internal The empty chunk that ends a stream whose last chunk was not marked. */
 export const END_CHUNK: ToolResponse = Object.freeze({ content: [], isLast: true }) as ToolResponse;
 
-type Step = { kind: 'value'; value: unknown } | { kind: 'error'; error: unknown } | { kind: 'stop' };
+type Step =
+  { kind: 'value'; value: unknown } | { kind: 'error'; error: unknown } | { kind: 'stop' };
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (
@@ -39,7 +41,9 @@ export function asLast(chunk: ToolResponse): ToolResponse {
 /** @internal Turn anything thrown by a tool into a typed error. */
 export function toToolError(toolName: string, error: unknown): QuiverError {
   if (QuiverError.isInstance(error)) return error;
-  return new ToolExecutionError(toolName, `Tool "${toolName}" failed: ${errorMessage(error)}`, { cause: error });
+  return new ToolExecutionError(toolName, `Tool "${toolName}" failed: ${errorMessage(error)}`, {
+    cause: error,
+  });
 }
 
 /** @internal The last chunk of a call that failed. */
@@ -49,47 +53,87 @@ export function failure(toolName: string, error: unknown): ToolResponse {
 
 /**
  * @internal Run a tool's `execute` and stream what it produces as ToolResponse chunks, the last
- * one marked `isLast`. Never throws. At `timeoutMs` (or when `controller` aborts) it stops
- * reading, aborts the tool's signal, yields a timeout (or cancellation) error, and discards
- * anything the tool produces later.
+ * one marked `isLast`. Never throws. A plain value (the common case) is answered without a
+ * timer, a listener or an AbortController; a Promise or a generator goes to {@link streamResult}.
  */
 export async function* runToolStream(
   toolName: string,
   start: () => unknown,
-  controller: AbortController,
+  cancellation: CallCancellation,
   timeoutMs: number | undefined,
   postprocess?: (chunk: ToolResponse) => ToolResponse,
 ): AsyncGenerator<ToolResponse, void, undefined> {
-  const finish = (chunk: ToolResponse): ToolResponse => (postprocess ? postprocess(chunk) : chunk);
-  let result: unknown;
   try {
-    result = start();
-  } catch (error) {
-    yield failure(toolName, error);
-    return;
+    if (cancellation.aborted) {
+      // Cancelled before it started (the caller's signal was already aborted): do not run it.
+      yield stoppedChunk(toolName, cancellation.controller.signal);
+      return;
+    }
+    let result: unknown;
+    try {
+      result = start();
+    } catch (error) {
+      yield failure(toolName, error);
+      return;
+    }
+    const finish = (chunk: ToolResponse): ToolResponse =>
+      postprocess ? postprocess(chunk) : chunk;
+    if (!isThenable(result) && !isIterator(result)) {
+      yield lastChunk(toolName, result, finish);
+      return;
+    }
+    yield* streamResult(toolName, result, cancellation, timeoutMs, finish);
+  } finally {
+    cancellation.release();
   }
-  // Fast path: a plain value needs no timer, no listener, no race.
-  if (!isThenable(result) && !isIterator(result)) {
-    yield* safeFinal(toolName, () => asLast(finish(toToolResponse(result))));
-    return;
-  }
+}
 
+/** @internal A stream of exactly one chunk, marked last. */
+export function single(response: ToolResponse): AsyncIterable<ToolResponse> {
+  const last = asLast(response);
+  return {
+    [Symbol.asyncIterator]() {
+      let done = false;
+      return {
+        next: async () => {
+          if (done) return { done: true, value: undefined };
+          done = true;
+          return { done: false, value: last };
+        },
+      };
+    },
+  };
+}
+
+/**
+ * Stream a Promise or a (sync or async) generator a tool returned. At `timeoutMs` (or when
+ * `cancellation` aborts) it stops reading, aborts the tool's signal, yields a timeout (or
+ * cancellation) error, and discards anything the tool produces later.
+ */
+async function* streamResult(
+  toolName: string,
+  started: unknown,
+  cancellation: CallCancellation,
+  timeoutMs: number | undefined,
+  finish: (chunk: ToolResponse) => ToolResponse,
+): AsyncGenerator<ToolResponse, void, undefined> {
+  let result = started;
+  const controller = cancellation.controller;
   let stop!: () => void;
   const stopped = new Promise<Step>((resolve) => {
     stop = () => resolve({ kind: 'stop' });
   });
-  const timer =
+  const timeOut =
     timeoutMs !== undefined
-      ? setTimeout(() => controller.abort(new ToolTimeoutError(toolName, timeoutMs)), timeoutMs)
+      ? () => controller.abort(new ToolTimeoutError(toolName, timeoutMs))
       : undefined;
+  const timer = timeOut !== undefined ? setTimeout(timeOut, timeoutMs) : undefined;
+  // A generator that never awaits (and a reader that never does either) starves the event loop,
+  // so the timer would never fire: each step also checks the clock.
+  const deadline = timeoutMs !== undefined ? Date.now() + timeoutMs : Infinity;
   if (controller.signal.aborted) stop();
   else controller.signal.addEventListener('abort', stop, { once: true });
-  const stopChunk = (): ToolResponse => {
-    const reason: unknown = controller.signal.reason;
-    return asLast(
-      errorResponse(reason instanceof ToolTimeoutError ? reason : new ToolAbortedError(toolName, { cause: reason })),
-    );
-  };
+  const stopChunk = (): ToolResponse => stoppedChunk(toolName, controller.signal);
 
   let iterator: Iterator<unknown> | AsyncIterator<unknown> | undefined;
   let done = false;
@@ -111,7 +155,7 @@ export async function* runToolStream(
         return;
       }
       if (!isIterator(step.value)) {
-        yield* safeFinal(toolName, () => asLast(finish(toToolResponse(step.value))));
+        yield lastChunk(toolName, step.value, finish);
         return;
       }
       result = step.value;
@@ -124,7 +168,10 @@ export async function* runToolStream(
         step = isThenable(next)
           ? await Promise.race([
               Promise.resolve(next).then(
-                (item): Step => (item.done ? { kind: 'value', value: { done: true, value: item.value } } : { kind: 'value', value: item }),
+                (item): Step =>
+                  item.done
+                    ? { kind: 'value', value: { done: true, value: item.value } }
+                    : { kind: 'value', value: item },
                 (error: unknown): Step => ({ kind: 'error', error }),
               ),
               stopped,
@@ -133,6 +180,7 @@ export async function* runToolStream(
       } catch (error) {
         step = { kind: 'error', error };
       }
+      if (timeOut !== undefined && !controller.signal.aborted && Date.now() >= deadline) timeOut();
       if (controller.signal.aborted) step = { kind: 'stop' };
       if (step.kind === 'stop') {
         yield stopChunk();
@@ -147,7 +195,7 @@ export async function* runToolStream(
       if (item.done) {
         done = true;
         if (item.value === undefined) yield END_CHUNK;
-        else yield* safeFinal(toolName, () => asLast(finish(toToolResponse(item.value))));
+        else yield lastChunk(toolName, item.value, finish);
         return;
       }
       let chunk: ToolResponse;
@@ -164,8 +212,10 @@ export async function* runToolStream(
     if (timer !== undefined) clearTimeout(timer);
     controller.signal.removeEventListener('abort', stop);
     if (iterator !== undefined && !done) {
-      // Stop the tool's generator without waiting for it: a tool that ignores its signal must not
-      // hold the caller. Its later output goes nowhere.
+      // The reader stopped before the tool's generator finished: abort its signal (for work it
+      // started alongside) and stop the generator without waiting for it: a tool that ignores
+      // its signal must not hold the caller. Its later output goes nowhere.
+      if (!controller.signal.aborted) controller.abort(new ToolAbortedError(toolName));
       try {
         const closing = iterator.return?.();
         if (isThenable(closing)) Promise.resolve(closing).catch(() => {});
@@ -176,15 +226,37 @@ export async function* runToolStream(
   }
 }
 
-/** Build the final chunk; if building it throws (a postprocess hook), yield an error instead. */
-function* safeFinal(toolName: string, build: () => ToolResponse): Generator<ToolResponse, ToolResponse, undefined> {
+/** The last chunk of a call stopped through its signal: a timeout, or a cancellation. */
+function stoppedChunk(toolName: string, signal: AbortSignal): ToolResponse {
+  const reason: unknown = signal.reason;
+  return asLast(
+    errorResponse(
+      reason instanceof ToolTimeoutError
+        ? reason
+        : new ToolAbortedError(toolName, { cause: reason }),
+    ),
+  );
+}
+
+/**
+ * The final chunk made from what the tool returned, marked last; if that throws (a postprocess
+ * hook), the error chunk instead.
+ */
+function lastChunk(
+  toolName: string,
+  value: unknown,
+  finish: (chunk: ToolResponse) => ToolResponse,
+): ToolResponse {
   try {
-    const chunk = build();
-    yield chunk;
-    return chunk;
+    const response = toToolResponse(value);
+    const chunk = finish(response);
+    // A response toToolResponse just made belongs to nobody else: mark it in place, not by copy.
+    if (chunk === response && response !== value) {
+      response.isLast = true;
+      return response;
+    }
+    return asLast(chunk);
   } catch (error) {
-    const chunk = failure(toolName, error);
-    yield chunk;
-    return chunk;
+    return failure(toolName, error);
   }
 }

@@ -18,7 +18,10 @@ export interface RegisterOptions {
   /** Replace the description the model sees. */
   description?: LocalizedText;
   /** Transform each chunk the tool produces (after the tool, before the middleware sees it). */
-  postprocess?: (chunk: ToolResponse, call: { toolCall: ToolCall; arguments: Record<string, unknown> }) => ToolResponse;
+  postprocess?: (
+    chunk: ToolResponse,
+    call: { toolCall: ToolCall; arguments: Record<string, unknown> },
+  ) => ToolResponse;
   /** What to do when the name is taken. Default: the toolkit's `namesake` option (`raise`). */
   namesake?: NamesakeStrategy;
   /** Time limit of a call in milliseconds; overrides the tool's own. */

@@ -9,6 +9,7 @@ import type {
 } from '@quiver/core';
 import {
   QuiverError,
+  ToolAbortedError,
   ToolArgumentError,
   ToolExecutionError,
   ToolNotFoundError,
@@ -26,8 +27,9 @@ import { parseToolArguments } from './lenient-json.js';
 import type { NextHandler, ToolInvocation, ToolMiddleware } from './middleware.js';
 import type { SchemaTarget } from './provider-schemas.js';
 import { convertSchema } from './provider-schemas.js';
+import { CallCancellation } from './call-cancellation.js';
 import { mergeResponses } from './responses.js';
-import { END_CHUNK, asLast, failure, runToolStream } from './tool-stream.js';
+import { END_CHUNK, asLast, failure, runToolStream, single } from './tool-stream.js';
 import { nullsToAbsent } from './tool-schema.js';
 import type {
   NamesakeStrategy,
@@ -107,10 +109,18 @@ export class Toolkit {
   readonly #namesake: NamesakeStrategy;
   readonly #tools = new Map<string, RegisteredTool>();
   readonly #groups = new Map<string, ToolGroup>([
-    [BASIC_GROUP, { name: BASIC_GROUP, description: 'Tools that are always available.', notes: '', active: true }],
+    [
+      BASIC_GROUP,
+      {
+        name: BASIC_GROUP,
+        description: 'Tools that are always available.',
+        notes: '',
+        active: true,
+      },
+    ],
   ]);
   readonly #middlewares: ToolMiddleware[] = [];
-  readonly #inFlight = new Set<AbortController>();
+  readonly #inFlight = new Set<CallCancellation>();
   readonly #closeHooks: (() => void | Promise<void>)[] = [];
   #handler: NextHandler;
   #metaTool = false;
@@ -136,7 +146,10 @@ export class Toolkit {
     const defined: AnyTool = isTool(tool) ? tool : defineTool(tool);
     let name = options.name ?? defined.name;
     if (options.name !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(name)) {
-      throw new ToolRegistrationError(name, `Invalid tool name ${JSON.stringify(name)}: use 1 to 64 letters, digits, "_" or "-".`);
+      throw new ToolRegistrationError(
+        name,
+        `Invalid tool name ${JSON.stringify(name)}: use 1 to 64 letters, digits, "_" or "-".`,
+      );
     }
     const group = options.group ?? defined.group ?? BASIC_GROUP;
     if (!this.#groups.has(group)) {
@@ -157,27 +170,39 @@ export class Toolkit {
           this.logger.debug('tool registration skipped: name taken', { tool: name });
           return undefined;
         case 'rename': {
+          // Shorten the base, not the suffix, so the name stays within 64 characters and unique.
+          const base = name;
+          const candidate = (suffix: number) =>
+            `${base.slice(0, 63 - String(suffix).length)}_${suffix}`;
           let suffix = 2;
-          while (this.#tools.has(`${name}_${suffix}`)) suffix++;
-          name = `${name}_${suffix}`.slice(-64);
+          while (this.#tools.has(candidate(suffix))) suffix++;
+          name = candidate(suffix);
           break;
         }
         case 'override':
           break;
         default:
-          throw new ToolRegistrationError(name, `Unknown namesake strategy ${JSON.stringify(strategy)}.`);
+          throw new ToolRegistrationError(
+            name,
+            `Unknown namesake strategy ${JSON.stringify(strategy)}.`,
+          );
       }
     }
     const presetArgs = options.presetArgs ? Object.freeze({ ...options.presetArgs }) : undefined;
     if (options.timeoutMs !== undefined && !(options.timeoutMs > 0)) {
-      throw new ToolRegistrationError(name, `Tool "${name}": timeoutMs must be a positive number of milliseconds.`);
+      throw new ToolRegistrationError(
+        name,
+        `Tool "${name}": timeoutMs must be a positive number of milliseconds.`,
+      );
     }
     const registered: RegisteredTool = Object.freeze({
       name,
       tool: defined,
       group,
       description: options.description ?? defined.description,
-      modelParameters: presetArgs ? withoutPresets(defined.parameters, Object.keys(presetArgs)) : defined.parameters,
+      modelParameters: presetArgs
+        ? withoutPresets(defined.parameters, Object.keys(presetArgs))
+        : defined.parameters,
       presetArgs,
       postprocess: options.postprocess,
       timeoutMs: options.timeoutMs ?? defined.timeoutMs,
@@ -216,12 +241,20 @@ export class Toolkit {
   // ---------------------------------------------------------------- groups
 
   /** Create a tool group (inactive unless `active: true`). @throws ToolRegistrationError if it exists */
-  createGroup(group: { name: string; description: string; notes?: string; active?: boolean }): ToolGroup {
+  createGroup(group: {
+    name: string;
+    description: string;
+    notes?: string;
+    active?: boolean;
+  }): ToolGroup {
     if (this.#groups.has(group.name)) {
       throw new ToolRegistrationError('', `The tool group "${group.name}" already exists.`);
     }
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(group.name)) {
-      throw new ToolRegistrationError('', `Invalid group name ${JSON.stringify(group.name)}: use letters, digits, "_" or "-".`);
+      throw new ToolRegistrationError(
+        '',
+        `Invalid group name ${JSON.stringify(group.name)}: use letters, digits, "_" or "-".`,
+      );
     }
     const created: ToolGroup = {
       name: group.name,
@@ -250,7 +283,8 @@ export class Toolkit {
   /** Remove a group and every tool in it (`basic` cannot be removed). @returns whether it existed */
   removeGroup(name: string): boolean {
     if (name === BASIC_GROUP || !this.#groups.delete(name)) return false;
-    for (const tool of [...this.#tools.values()]) if (tool.group === name) this.#tools.delete(tool.name);
+    for (const tool of [...this.#tools.values()])
+      if (tool.group === name) this.#tools.delete(tool.name);
     this.#refreshMetaTool();
     return true;
   }
@@ -294,12 +328,20 @@ export class Toolkit {
       },
       parameters: { type: 'object', properties, additionalProperties: false },
       execute: (args: Record<string, unknown>) => {
-        const wanted = new Set(Object.entries(args).filter(([, on]) => on === true).map(([name]) => name));
+        const wanted = new Set(
+          Object.entries(args)
+            .filter(([, on]) => on === true)
+            .map(([name]) => name),
+        );
         for (const group of groups) this.#groups.get(group.name)!.active = wanted.has(group.name);
         const active = groups.filter((group) => wanted.has(group.name));
-        if (active.length === 0) return 'No tool groups are equipped now; only the basic tools are available.';
+        if (active.length === 0)
+          return 'No tool groups are equipped now; only the basic tools are available.';
         const notes = active
-          .map((group) => `## ${group.name}\n${group.description}${group.notes ? `\n${group.notes}` : ''}`)
+          .map(
+            (group) =>
+              `## ${group.name}\n${group.description}${group.notes ? `\n${group.notes}` : ''}`,
+          )
           .join('\n\n');
         return `Equipped tool groups: ${active.map((group) => group.name).join(', ')}.\n\n${notes}`;
       },
@@ -334,8 +376,15 @@ export class Toolkit {
       const description = localize(registered.description, language);
       const converted = convertSchema(registered.modelParameters, target);
       if (!converted.ok) {
-        this.logger.warn('tool left out of the schema list', { tool: registered.name, target, reason: converted.reason });
-        options.onExcluded?.(registered.name, `${target} cannot express its schema: ${converted.reason}`);
+        this.logger.warn('tool left out of the schema list', {
+          tool: registered.name,
+          target,
+          reason: converted.reason,
+        });
+        options.onExcluded?.(
+          registered.name,
+          `${target} cannot express its schema: ${converted.reason}`,
+        );
         continue;
       }
       const schema = converted.schema;
@@ -353,7 +402,11 @@ export class Toolkit {
           } satisfies OpenAITool);
           break;
         case 'anthropic':
-          out.push({ name: registered.name, description, input_schema: schema! } satisfies AnthropicTool);
+          out.push({
+            name: registered.name,
+            description,
+            input_schema: schema!,
+          } satisfies AnthropicTool);
           break;
         case 'gemini':
           out.push({
@@ -397,48 +450,49 @@ export class Toolkit {
     return mergeResponses(chunks);
   }
 
-  async *#call(toolCall: ToolCall, partial: CallContext): AsyncGenerator<ToolResponse, void, undefined> {
+  async *#call(
+    toolCall: ToolCall,
+    partial: CallContext,
+  ): AsyncGenerator<ToolResponse, void, undefined> {
     const name = typeof toolCall?.name === 'string' ? toolCall.name : '';
     if (this.#closed) {
-      yield failure(name, new ToolExecutionError(name, 'The toolkit is closed; no more tool calls are accepted.'));
+      yield failure(
+        name,
+        new ToolExecutionError(name, 'The toolkit is closed; no more tool calls are accepted.'),
+      );
       return;
     }
-    const controller = new AbortController();
+    const cancellation = new CallCancellation();
     const callerSignal = partial.signal;
-    const relay = () => controller.abort(callerSignal?.reason);
+    const relay = () => cancellation.abort(callerSignal?.reason);
     if (callerSignal) {
-      if (callerSignal.aborted) controller.abort(callerSignal.reason);
+      if (callerSignal.aborted) cancellation.abort(callerSignal.reason);
       else callerSignal.addEventListener('abort', relay, { once: true });
     }
-    this.#inFlight.add(controller);
-    controllers.set(controller.signal, controller);
+    this.#inFlight.add(cancellation);
     const rawArguments: unknown = toolCall?.arguments;
     let parsed: ReturnType<typeof parseToolArguments>;
     if (typeof rawArguments === 'string') parsed = parseToolArguments(rawArguments);
-    else if (rawArguments === undefined || rawArguments === null) parsed = { ok: true, value: {}, repaired: true };
+    else if (rawArguments === undefined || rawArguments === null)
+      parsed = { ok: true, value: {}, repaired: true };
     else if (typeof rawArguments === 'object' && !Array.isArray(rawArguments)) {
       parsed = { ok: true, value: rawArguments as Record<string, unknown>, repaired: false };
     } else parsed = { ok: false, message: 'The arguments must be a JSON object string.' };
-    const invocation: ToolInvocation = {
+    const invocation: ToolInvocation & CallInternals = {
+      [cancellationKey]: cancellation,
       toolCall,
       name,
       arguments: parsed.ok ? parsed.value : undefined,
-      parseError: parsed.ok ? undefined : new ToolArgumentError(name, [{ path: [], message: parsed.message }]),
+      parseError: parsed.ok
+        ? undefined
+        : new ToolArgumentError(name, [{ path: [], message: parsed.message }]),
       tool: this.#tools.get(name),
-      context: {
-        signal: controller.signal,
-        callId: typeof toolCall?.id === 'string' ? toolCall.id : '',
-        files: partial.files ?? [],
-        logger: partial.logger ?? this.logger,
-        state: partial.state ?? new Map(),
-        ...(partial.workDir !== undefined ? { workDir: partial.workDir } : {}),
-        language: partial.language ?? this.language,
-        ...(partial.namespace !== undefined ? { namespace: partial.namespace } : {}),
-      },
+      context: this.#context(toolCall, partial, cancellation),
     };
     // Hold back a chunk marked last until the stream really ends, so exactly one chunk (the final
     // one) carries `isLast` even when a middleware appends after the tool's last chunk.
     let held: ToolResponse | undefined;
+    let completed = false;
     try {
       for await (const raw of this.#handler(invocation)) {
         const chunk = toToolResponse(raw);
@@ -449,16 +503,41 @@ export class Toolkit {
         if (chunk.isLast === true) held = chunk;
         else yield chunk;
       }
+      completed = true;
       yield held ?? END_CHUNK;
     } catch (error) {
       // Only reachable through a broken async iterable returned by a middleware; still not a throw.
       if (held !== undefined) yield { ...held, isLast: false };
       yield failure(name, error);
     } finally {
-      this.#inFlight.delete(controller);
+      this.#inFlight.delete(cancellation);
       callerSignal?.removeEventListener('abort', relay);
-      if (!controller.signal.aborted) controller.abort();
+      // The caller stopped reading (or a middleware broke) before the call ended: tell whatever
+      // is still running to stop. A call that ran to its end is left alone (nothing is running).
+      if (!completed && !cancellation.aborted) cancellation.abort(new ToolAbortedError(name));
     }
+  }
+
+  /** The context a call's tool gets: the caller's parts, defaults for the rest. */
+  #context(toolCall: ToolCall, partial: CallContext, cancellation: CallCancellation): ToolContext {
+    const context: ToolContext = {
+      // Made on first read: most tools never read it (see CallCancellation).
+      get signal(): AbortSignal {
+        return cancellation.signal;
+      },
+      set signal(signal: AbortSignal) {
+        cancellation.replaceSignal(this, signal);
+      },
+      callId: typeof toolCall?.id === 'string' ? toolCall.id : '',
+      files: partial.files ?? [],
+      logger: partial.logger ?? this.logger,
+      state: partial.state ?? new Map(),
+      language: partial.language ?? this.language,
+    };
+    // Optional fields stay absent rather than `undefined` (no conditional spreads: hot path).
+    if (partial.workDir !== undefined) context.workDir = partial.workDir;
+    if (partial.namespace !== undefined) context.namespace = partial.namespace;
+    return cancellation.attach(context);
   }
 
   /** The innermost layer: look the tool up, validate, run. */
@@ -469,7 +548,12 @@ export class Toolkit {
       return single(errorResponse(this.#notFound(name, registered)));
     }
     if (invocation.arguments === undefined) {
-      return single(errorResponse(invocation.parseError ?? new ToolArgumentError(name, [{ path: [], message: 'no arguments' }])));
+      return single(
+        errorResponse(
+          invocation.parseError ??
+            new ToolArgumentError(name, [{ path: [], message: 'no arguments' }]),
+        ),
+      );
     }
     let args = invocation.arguments;
     if (registered.presetArgs !== undefined) args = { ...args, ...registered.presetArgs };
@@ -491,8 +575,9 @@ export class Toolkit {
     return runToolStream(
       name,
       () => registered.tool.execute(value, context),
-      // The stream aborts the call's own controller: the tool sees it through context.signal.
-      controllerOf(context),
+      // The call's own cancellation, unless a middleware gave the tool another signal to follow.
+      (invocation as ToolInvocation & Partial<CallInternals>)[cancellationKey]?.for(context) ??
+        CallCancellation.following(context.signal),
       registered.timeoutMs ?? this.defaultTimeoutMs,
       postprocess ? (chunk) => postprocess(chunk, { toolCall, arguments: value }) : undefined,
     );
@@ -518,20 +603,28 @@ export class Toolkit {
     if (!registered) return false;
     const rule = registered.tool.needsApproval;
     if (typeof rule === 'boolean') return rule;
-    const parsed = parseToolArguments(typeof toolCall.arguments === 'string' ? toolCall.arguments : '{}');
+    const parsed = parseToolArguments(
+      typeof toolCall.arguments === 'string' ? toolCall.arguments : '{}',
+    );
     if (!parsed.ok) return true;
     try {
       return Boolean(
-        await rule({ ...parsed.value, ...registered.presetArgs }, {
-          signal: context.signal ?? new AbortController().signal,
-          callId: toolCall.id,
-          files: context.files ?? [],
-          logger: context.logger ?? this.logger,
-          state: context.state ?? new Map(),
-        }),
+        await rule(
+          { ...parsed.value, ...registered.presetArgs },
+          {
+            signal: context.signal ?? new AbortController().signal,
+            callId: toolCall.id,
+            files: context.files ?? [],
+            logger: context.logger ?? this.logger,
+            state: context.state ?? new Map(),
+          },
+        ),
       );
     } catch (error) {
-      this.logger.warn('needsApproval predicate threw; asking for approval', { tool: toolCall.name, error: errorMessage(error) });
+      this.logger.warn('needsApproval predicate threw; asking for approval', {
+        tool: toolCall.name,
+        error: errorMessage(error),
+      });
       return true;
     }
   }
@@ -540,7 +633,12 @@ export class Toolkit {
 
   /** Which groups are active, to store with a conversation and restore with `importState`. */
   exportState(): ToolkitState {
-    return { version: 1, activeGroups: [...this.#groups.values()].filter((group) => group.active).map((group) => group.name) };
+    return {
+      version: 1,
+      activeGroups: [...this.#groups.values()]
+        .filter((group) => group.active)
+        .map((group) => group.name),
+    };
   }
 
   /**
@@ -551,10 +649,14 @@ export class Toolkit {
   importState(state: ToolkitState): string[] {
     const parsed = toolkitStateSchema.safeParse(state);
     if (!parsed.success) {
-      throw new QuiverError('configuration_invalid', `Not a toolkit state: ${parsed.error.issues.map((issue) => issue.message).join('; ')}`);
+      throw new QuiverError(
+        'configuration_invalid',
+        `Not a toolkit state: ${parsed.error.issues.map((issue) => issue.message).join('; ')}`,
+      );
     }
     const wanted = new Set(parsed.data.activeGroups);
-    for (const group of this.#groups.values()) if (group.name !== BASIC_GROUP) group.active = wanted.has(group.name);
+    for (const group of this.#groups.values())
+      if (group.name !== BASIC_GROUP) group.active = wanted.has(group.name);
     return [...wanted].filter((name) => !this.#groups.has(name));
   }
 
@@ -567,7 +669,8 @@ export class Toolkit {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    for (const controller of this.#inFlight) controller.abort(new ToolExecutionError('', 'The toolkit was closed.'));
+    for (const cancellation of this.#inFlight)
+      cancellation.abort(new ToolExecutionError('', 'The toolkit was closed.'));
     for (const hook of this.#closeHooks.splice(0)) {
       try {
         await hook();
@@ -584,36 +687,11 @@ export class Toolkit {
 
 const toolkitStateSchema = z.object({ version: z.literal(1), activeGroups: z.array(z.string()) });
 
-const controllers = new WeakMap<AbortSignal, AbortController>();
+/** Where a call's invocation carries its cancellation (copied along when a middleware spreads it). */
+const cancellationKey = Symbol('quiver.callCancellation');
 
-/** @internal The controller behind a call's signal (the signal is all the context carries). */
-function controllerOf(context: ToolContext): AbortController {
-  let controller = controllers.get(context.signal);
-  if (!controller) {
-    // A middleware replaced the signal: follow it with a controller of our own.
-    controller = new AbortController();
-    const signal = context.signal;
-    if (signal.aborted) controller.abort(signal.reason);
-    else signal.addEventListener('abort', () => controller!.abort(signal.reason), { once: true });
-    controllers.set(signal, controller);
-  }
-  return controller;
-}
-
-function single(response: ToolResponse): AsyncIterable<ToolResponse> {
-  const last = asLast(response);
-  return {
-    [Symbol.asyncIterator]() {
-      let done = false;
-      return {
-        next: async () => {
-          if (done) return { done: true, value: undefined };
-          done = true;
-          return { done: false, value: last };
-        },
-      };
-    },
-  };
+interface CallInternals {
+  [cancellationKey]: CallCancellation;
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<ToolResponse> {
@@ -624,17 +702,22 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<ToolResponse> {
 function guarded(middleware: ToolMiddleware, next: NextHandler): NextHandler {
   return async function* (invocation) {
     try {
+      const returned = middleware(invocation, next);
       // An async middleware that ends with `return next(invocation)` resolves to a stream.
-      const out: unknown = await middleware(invocation, next);
+      const out: unknown = isAsyncIterable(returned) ? returned : await returned;
       if (isAsyncIterable(out)) yield* out;
       else yield asLast(toToolResponse(out));
     } catch (error) {
       const name = middleware.name || 'anonymous';
       yield failure(
         invocation.name,
-        new ToolExecutionError(invocation.name, `Middleware "${name}" failed while handling "${invocation.name}": ${errorMessage(error)}`, {
-          cause: error,
-        }),
+        new ToolExecutionError(
+          invocation.name,
+          `Middleware "${name}" failed while handling "${invocation.name}": ${errorMessage(error)}`,
+          {
+            cause: error,
+          },
+        ),
       );
     }
   };

@@ -58,7 +58,9 @@ export interface ToolResponse {
   metadata?: ToolResponseMetadata;
 }
 
+/** zod schema of {@link TextBlock}. */
 export const textBlockSchema = z.object({ type: z.literal('text'), text: z.string() });
+/** zod schema of {@link ImageBlock}: it must say where the image is (`data`, `url` or `path`). */
 export const imageBlockSchema = z
   .object({
     type: z.literal('image'),
@@ -74,6 +76,7 @@ export const imageBlockSchema = z
       message: 'an image block needs data, url or path',
     },
   );
+/** zod schema of {@link FileBlock}: it must say where the file is (`path`, `url` or `data`). */
 export const fileBlockSchema = z
   .object({
     type: z.literal('file'),
@@ -89,6 +92,7 @@ export const fileBlockSchema = z
       message: 'a file block needs path, url or data',
     },
   );
+/** zod schema of {@link JsonBlock}. */
 export const jsonBlockSchema = z.object({ type: z.literal('json'), value: z.unknown() });
 
 /** zod schema of {@link ContentBlock}, for validating content that crosses a boundary. */

@@ -153,6 +153,10 @@ export class ToolAbortedError extends QuiverError {
     super(ErrorCodes.toolAborted, `Tool "${toolName}" was cancelled before it finished.`, options);
     this.toolName = toolName;
   }
+
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), toolName: this.toolName };
+  }
 }
 
 /** A tool could not be registered: invalid schema, duplicate name under the `raise` strategy, bad options. */

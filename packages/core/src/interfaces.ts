@@ -66,6 +66,7 @@ export interface RetrievedChunk {
   score: number;
 }
 
+/** What a {@link Retriever} is asked. */
 export interface RetrievalRequest {
   query: string;
   /** Restrict (and, where the retriever supports it, index first) these files or URLs. */
@@ -76,6 +77,7 @@ export interface RetrievalRequest {
   signal?: AbortSignal;
 }
 
+/** What a {@link Retriever} answers: the chunks found, best first, and what went wrong on the way. */
 export interface RetrievalResult {
   chunks: RetrievedChunk[];
   /** Things the caller should know: a file that failed to parse, a search mode that was unavailable. */
@@ -99,6 +101,7 @@ interface BlockBase {
   text: string;
 }
 
+/** One structural block of a parsed document (paragraph, heading, list, table, code, image). */
 export type DocumentBlock =
   | (BlockBase & { type: 'paragraph' })
   | (BlockBase & { type: 'heading'; level: number })
@@ -107,6 +110,7 @@ export type DocumentBlock =
   | (BlockBase & { type: 'code'; language?: string })
   | (BlockBase & { type: 'image'; alt?: string; src?: string });
 
+/** The blocks of one page (slide, sheet) of a parsed document, in reading order. */
 export interface DocumentPage {
   page: number;
   blocks: DocumentBlock[];

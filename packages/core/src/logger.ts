@@ -6,6 +6,7 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
+/** Logger thresholds, from most to least verbose; `silent` drops everything. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
 const order: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };

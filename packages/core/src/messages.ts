@@ -27,6 +27,7 @@ export interface AudioPart {
   input_audio: { data: string; format: 'wav' | 'mp3' };
 }
 
+/** One part of a multimodal message. */
 export type ContentPart = TextPart | ImagePart | FilePart | AudioPart;
 
 /** A tool call inside an assistant message, in the OpenAI wire shape. */
@@ -36,18 +37,21 @@ export interface AssistantToolCall {
   function: { name: string; arguments: string };
 }
 
+/** Instructions for the model. */
 export interface SystemMessage {
   role: 'system';
   content: string | TextPart[];
   name?: string;
 }
 
+/** What the user said, as text or multimodal parts. */
 export interface UserMessage {
   role: 'user';
   content: string | ContentPart[];
   name?: string;
 }
 
+/** What the model answered: text, tool calls, or both. */
 export interface AssistantMessage {
   role: 'assistant';
   content: string | TextPart[] | null;
@@ -57,6 +61,7 @@ export interface AssistantMessage {
   reasoning_content?: string;
 }
 
+/** The result of one tool call, answering the assistant's `tool_calls[].id`. */
 export interface ToolMessage {
   role: 'tool';
   tool_call_id: string;
@@ -67,6 +72,7 @@ export interface ToolMessage {
 /** A chat message in the OpenAI Chat Completions format. */
 export type ChatMessage = SystemMessage | UserMessage | AssistantMessage | ToolMessage;
 
+/** The roles of {@link ChatMessage}. */
 export type Role = ChatMessage['role'];
 
 const textPartSchema = z.object({ type: z.literal('text'), text: z.string() });
@@ -96,6 +102,7 @@ const audioPartSchema = z.object({
   input_audio: z.object({ data: z.string(), format: z.enum(['wav', 'mp3']) }),
 });
 
+/** zod schema of {@link ContentPart}. */
 export const contentPartSchema = z.discriminatedUnion('type', [
   textPartSchema,
   imagePartSchema,
@@ -103,22 +110,26 @@ export const contentPartSchema = z.discriminatedUnion('type', [
   audioPartSchema,
 ]);
 
+/** zod schema of {@link AssistantToolCall}. */
 export const assistantToolCallSchema = z.object({
   id: z.string().min(1),
   type: z.literal('function'),
   function: z.object({ name: z.string().min(1), arguments: z.string() }),
 });
 
+/** zod schema of {@link SystemMessage}. */
 export const systemMessageSchema = z.object({
   role: z.literal('system'),
   content: z.union([z.string(), z.array(textPartSchema)]),
   name: z.string().optional(),
 });
+/** zod schema of {@link UserMessage}. */
 export const userMessageSchema = z.object({
   role: z.literal('user'),
   content: z.union([z.string(), z.array(contentPartSchema)]),
   name: z.string().optional(),
 });
+/** zod schema of {@link AssistantMessage}. */
 export const assistantMessageSchema = z.object({
   role: z.literal('assistant'),
   content: z.union([z.string(), z.array(textPartSchema), z.null()]),
@@ -126,6 +137,7 @@ export const assistantMessageSchema = z.object({
   tool_calls: z.array(assistantToolCallSchema).optional(),
   reasoning_content: z.string().optional(),
 });
+/** zod schema of {@link ToolMessage}. */
 export const toolMessageSchema = z.object({
   role: z.literal('tool'),
   tool_call_id: z.string().min(1),

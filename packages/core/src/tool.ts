@@ -20,6 +20,7 @@ export interface ToolCall {
   arguments: string;
 }
 
+/** zod schema of {@link ToolCall}: `arguments` must be the raw string, not parsed JSON. */
 export const toolCallSchema = z.object({
   id: z.string(),
   name: z.string().min(1),
