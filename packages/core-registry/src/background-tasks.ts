@@ -219,17 +219,28 @@ function describe(snapshot: TaskSnapshot): ToolResponse {
   };
 }
 
+const managers = new WeakMap<Toolkit, BackgroundTasks>();
+
+/** The toolkit's background task manager, if background tasks are enabled. */
+export function backgroundTasksOf(toolkit: Toolkit): BackgroundTasks | undefined {
+  return managers.get(toolkit);
+}
+
 /**
  * Give a toolkit background execution: calls to tools defined with `background: true` return a
  * task id at once, and the `view_task`, `wait_task` and `cancel_task` tools are registered.
  * Tasks are cancelled when the toolkit closes.
+ * Idempotent: the toolkit does it itself when the first background tool is registered.
  * @returns the task manager (also useful to inspect tasks from code)
  */
 export function enableBackgroundTasks(
   toolkit: Toolkit,
   options: BackgroundTaskOptions = {},
 ): BackgroundTasks {
+  const existing = managers.get(toolkit);
+  if (existing) return existing;
   const tasks = new BackgroundTasks(options);
+  managers.set(toolkit, tasks);
   const maxWait = options.maxWaitSeconds ?? 600;
   const unknown = (taskId: string) => {
     const known = tasks.ids();

@@ -35,7 +35,7 @@ export type {
   ToolkitState,
 } from './toolkit-types.js';
 export type { BackgroundTaskOptions, TaskSnapshot, TaskStatus } from './background-tasks.js';
-export { BackgroundTasks, enableBackgroundTasks } from './background-tasks.js';
+export { BackgroundTasks, backgroundTasksOf, enableBackgroundTasks } from './background-tasks.js';
 export type { Skill } from './skills.js';
 export { SkillError, loadSkill, registerSkill } from './skills.js';
 export type { StorageArguments, StorageToolOptions } from './storage-tool.js';

@@ -16,6 +16,11 @@ export const END_CHUNK: ToolResponse = Object.freeze({ content: [], isLast: true
 type Step =
   { kind: 'value'; value: unknown } | { kind: 'error'; error: unknown } | { kind: 'stop' };
 
+/** @internal True for what a tool returns that needs no streaming: not a promise, not an iterator. */
+export function isPlainResult(value: unknown): boolean {
+  return !isThenable(value) && !isIterator(value);
+}
+
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (
     (typeof value === 'object' || typeof value === 'function') &&
@@ -88,21 +93,39 @@ export async function* runToolStream(
   }
 }
 
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+
+/**
+ * @internal A stream of exactly one chunk, marked last. A small class rather than a generator:
+ * it is what most calls return, and it allocates nothing but itself and its one result.
+ */
+class SingleChunk implements AsyncIterableIterator<ToolResponse> {
+  #chunk: ToolResponse | undefined;
+
+  constructor(chunk: ToolResponse) {
+    this.#chunk = chunk;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<ToolResponse> {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<ToolResponse, undefined>> {
+    const chunk = this.#chunk;
+    if (chunk === undefined) return Promise.resolve(DONE);
+    this.#chunk = undefined;
+    return Promise.resolve({ done: false, value: chunk });
+  }
+
+  return(): Promise<IteratorResult<ToolResponse, undefined>> {
+    this.#chunk = undefined;
+    return Promise.resolve(DONE);
+  }
+}
+
 /** @internal A stream of exactly one chunk, marked last. */
 export function single(response: ToolResponse): AsyncIterable<ToolResponse> {
-  const last = asLast(response);
-  return {
-    [Symbol.asyncIterator]() {
-      let done = false;
-      return {
-        next: async () => {
-          if (done) return { done: true, value: undefined };
-          done = true;
-          return { done: false, value: last };
-        },
-      };
-    },
-  };
+  return new SingleChunk(asLast(response));
 }
 
 /**

@@ -28,8 +28,12 @@ import type { NextHandler, ToolInvocation, ToolMiddleware } from './middleware.j
 import type { SchemaTarget } from './provider-schemas.js';
 import { convertSchema } from './provider-schemas.js';
 import { CallCancellation } from './call-cancellation.js';
+import type { BackgroundTasks } from './background-tasks.js';
+import { backgroundTasksOf, enableBackgroundTasks } from './background-tasks.js';
 import { mergeResponses } from './responses.js';
-import { END_CHUNK, asLast, failure, runToolStream, single } from './tool-stream.js';
+import type { Skill } from './skills.js';
+import { registerSkill } from './skills.js';
+import { END_CHUNK, asLast, failure, isPlainResult, runToolStream, single } from './tool-stream.js';
 import { nullsToAbsent } from './tool-schema.js';
 import type {
   NamesakeStrategy,
@@ -208,6 +212,8 @@ export class Toolkit {
       timeoutMs: options.timeoutMs ?? defined.timeoutMs,
     });
     this.#tools.set(name, registered);
+    // The first background tool brings the task tools (view_task, wait_task, cancel_task).
+    if (defined.background) enableBackgroundTasks(this);
     return registered;
   }
 
@@ -358,6 +364,20 @@ export class Toolkit {
     });
   }
 
+  /**
+   * Register an agent skill folder (SKILL.md + optional tool modules) as a tool group the model
+   * activates through `reset_equipped_tools`. See `registerSkill`.
+   * @throws SkillError for an invalid folder
+   */
+  registerSkill(dir: string): Promise<Skill> {
+    return registerSkill(this, dir);
+  }
+
+  /** The background task manager, once a tool with `background: true` was registered. */
+  get backgroundTasks(): BackgroundTasks | undefined {
+    return backgroundTasksOf(this);
+  }
+
   // ---------------------------------------------------------------- schemas
 
   /**
@@ -450,26 +470,21 @@ export class Toolkit {
     return mergeResponses(chunks);
   }
 
-  async *#call(
-    toolCall: ToolCall,
-    partial: CallContext,
-  ): AsyncGenerator<ToolResponse, void, undefined> {
+  #call(toolCall: ToolCall, partial: CallContext): AsyncIterable<ToolResponse> {
     const name = typeof toolCall?.name === 'string' ? toolCall.name : '';
     if (this.#closed) {
-      yield failure(
-        name,
-        new ToolExecutionError(name, 'The toolkit is closed; no more tool calls are accepted.'),
+      return single(
+        failure(
+          name,
+          new ToolExecutionError(name, 'The toolkit is closed; no more tool calls are accepted.'),
+        ),
       );
-      return;
+    }
+    if (this.#middlewares.length === 0) {
+      const direct = this.#callDirect(name, toolCall, partial);
+      if (direct !== undefined) return direct;
     }
     const cancellation = new CallCancellation();
-    const callerSignal = partial.signal;
-    const relay = () => cancellation.abort(callerSignal?.reason);
-    if (callerSignal) {
-      if (callerSignal.aborted) cancellation.abort(callerSignal.reason);
-      else callerSignal.addEventListener('abort', relay, { once: true });
-    }
-    this.#inFlight.add(cancellation);
     const rawArguments: unknown = toolCall?.arguments;
     let parsed: ReturnType<typeof parseToolArguments>;
     if (typeof rawArguments === 'string') parsed = parseToolArguments(rawArguments);
@@ -489,12 +504,94 @@ export class Toolkit {
       tool: this.#tools.get(name),
       context: this.#context(toolCall, partial, cancellation),
     };
+    return this.#drive(name, () => this.#handler(invocation), cancellation, partial.signal);
+  }
+
+  /**
+   * The direct path of a call with no middleware whose arguments are valid: the tool runs at once,
+   * and a plain value comes back as one chunk without any generator in between. Anything else
+   * (an unknown tool, unreadable or invalid arguments, an aborted caller) returns `undefined` and
+   * takes the general path, which reports it.
+   */
+  #callDirect(
+    name: string,
+    toolCall: ToolCall,
+    partial: CallContext,
+  ): AsyncIterable<ToolResponse> | undefined {
+    const registered = this.#tools.get(name);
+    const raw: unknown = toolCall?.arguments;
+    if (registered === undefined || typeof raw !== 'string' || partial.signal?.aborted)
+      return undefined;
+    if (!this.isActive(name)) return undefined;
+    const parsed = parseToolArguments(raw);
+    if (!parsed.ok) return undefined;
+    let args = parsed.value;
+    if (registered.presetArgs !== undefined) args = { ...args, ...registered.presetArgs };
+    args = nullsToAbsent(args, registered.tool.parameters);
+    const validation = registered.tool.validate(args);
+    if (!validation.ok) return undefined;
+    const value = validation.value;
+    const cancellation = new CallCancellation();
+    const context = this.#context(toolCall, partial, cancellation);
+    const postprocess = registered.postprocess;
+    const finish = postprocess
+      ? (chunk: ToolResponse) => postprocess(chunk, { toolCall, arguments: value })
+      : undefined;
+    let result: unknown;
+    try {
+      result = registered.tool.execute(value, context);
+    } catch (error) {
+      return single(failure(name, error));
+    }
+    if (isPlainResult(result)) {
+      try {
+        let chunk = toToolResponse(result);
+        if (finish) chunk = finish(chunk);
+        // A chunk made here from a plain value is ours to mark; one the tool returned is copied.
+        if (chunk !== result && !finish) chunk.isLast = true;
+        return single(chunk);
+      } catch (error) {
+        return single(failure(name, error));
+      }
+    }
+    // The tool started something asynchronous: stream it like any other call.
+    return this.#drive(
+      name,
+      () =>
+        runToolStream(
+          name,
+          () => result,
+          cancellation.for(context),
+          registered.timeoutMs ?? this.defaultTimeoutMs,
+          finish,
+        ),
+      cancellation,
+      partial.signal,
+    );
+  }
+
+  /**
+   * Stream a call's chunks to the caller: link the caller's signal, track the call for `close()`,
+   * and make sure exactly one chunk, the final one, carries `isLast`.
+   */
+  async *#drive(
+    name: string,
+    start: () => AsyncIterable<ToolResponse>,
+    cancellation: CallCancellation,
+    callerSignal: AbortSignal | undefined,
+  ): AsyncGenerator<ToolResponse, void, undefined> {
+    const relay = () => cancellation.abort(callerSignal?.reason);
+    if (callerSignal) {
+      if (callerSignal.aborted) cancellation.abort(callerSignal.reason);
+      else callerSignal.addEventListener('abort', relay, { once: true });
+    }
+    this.#inFlight.add(cancellation);
     // Hold back a chunk marked last until the stream really ends, so exactly one chunk (the final
     // one) carries `isLast` even when a middleware appends after the tool's last chunk.
     let held: ToolResponse | undefined;
     let completed = false;
     try {
-      for await (const raw of this.#handler(invocation)) {
+      for await (const raw of start()) {
         const chunk = toToolResponse(raw);
         if (held !== undefined) {
           yield { ...held, isLast: false };
@@ -518,8 +615,8 @@ export class Toolkit {
     }
   }
 
-  /** The context a call's tool gets: the caller's parts, defaults for the rest. */
   #context(toolCall: ToolCall, partial: CallContext, cancellation: CallCancellation): ToolContext {
+    let state = partial.state;
     const context: ToolContext = {
       // Made on first read: most tools never read it (see CallCancellation).
       get signal(): AbortSignal {
@@ -531,7 +628,13 @@ export class Toolkit {
       callId: typeof toolCall?.id === 'string' ? toolCall.id : '',
       files: partial.files ?? [],
       logger: partial.logger ?? this.logger,
-      state: partial.state ?? new Map(),
+      // Made on first read too: a Map per call is garbage most tools never touch.
+      get state(): Map<string, unknown> {
+        return (state ??= new Map());
+      },
+      set state(value: Map<string, unknown>) {
+        state = value;
+      },
       language: partial.language ?? this.language,
     };
     // Optional fields stay absent rather than `undefined` (no conditional spreads: hot path).

@@ -107,3 +107,33 @@ describe('background tasks', () => {
     expect(tasks.ids()).toEqual([]);
   });
 });
+
+describe('background tasks without setup', () => {
+  it('are enabled by registering a background tool, once', async () => {
+    const toolkit = new Toolkit();
+    expect(toolkit.backgroundTasks).toBeUndefined();
+    const job = (name: string) =>
+      defineTool({
+        name,
+        description: 'job',
+        background: true,
+        parameters: z.object({}),
+        execute: async () => 'ok',
+      });
+    toolkit.register(job('first_job'));
+    toolkit.register(job('second_job'));
+    expect(toolkit.backgroundTasks).toBeDefined();
+    expect(enableBackgroundTasks(toolkit)).toBe(toolkit.backgroundTasks);
+    const names = toolkit.list().map((tool) => tool.name);
+    expect(names.filter((name) => name === 'wait_task')).toHaveLength(1);
+    const started = await toolkit.callToCompletion({ id: '1', name: 'first_job', arguments: '{}' });
+    const taskId = (started.metadata?.task as { taskId: string }).taskId;
+    const result = await toolkit.callToCompletion({
+      id: '2',
+      name: 'wait_task',
+      arguments: JSON.stringify({ task_id: taskId }),
+    });
+    expect(responseText(result)).toMatch(/completed[\s\S]*ok$/);
+    await toolkit.close();
+  });
+});

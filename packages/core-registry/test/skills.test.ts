@@ -70,3 +70,12 @@ describe('agent skills', () => {
     expect(toolkit.groups().map((group) => group.name)).toEqual(['basic']);
   });
 });
+
+describe('Toolkit#registerSkill', () => {
+  it('registers a skill folder through the toolkit', async () => {
+    const toolkit = new Toolkit();
+    const skill = await toolkit.registerSkill(join(skills, 'chart-helper'));
+    expect(skill.name).toBe('chart-helper');
+    expect(toolkit.groups().map((group) => group.name)).toContain('chart-helper');
+  });
+});

@@ -24,6 +24,12 @@ export const SearchToolsErrorCodes = {
   providerStatus: 'search_provider_error',
   /** A search provider answered with a body that does not follow its documented format. */
   providerResponse: 'search_provider_bad_response',
+  /** The images API refused or failed a generation request (HTTP error, content policy). */
+  imageGeneration: 'image_generation_error',
+  /** The images API answered with a body that does not follow the Images API format. */
+  imageGenerationResponse: 'image_generation_bad_response',
+  /** What the images API returned (or its image URL served) is not a PNG, JPEG or WebP image. */
+  invalidImage: 'image_invalid',
 } as const;
 
 /** Why the SSRF guard refused a request. */
@@ -146,6 +152,49 @@ export class ProviderError extends ToolExecutionError {
       ...super.toJSON(),
       provider: this.provider,
       ...(this.statusCode !== undefined ? { statusCode: this.statusCode } : {}),
+    };
+  }
+}
+
+/**
+ * Generating an image failed: the images API answered an error (429, 408 and 5xx are retryable
+ * and carry `retryAfterMs` from `Retry-After`; 400 and the like are not and quote the API's
+ * message), answered a body that breaks the Images API format, or handed back something that is
+ * not an image.
+ */
+export class ImageGenerationError extends ToolExecutionError {
+  /** HTTP status of the images API (or of the image download), when there was one. */
+  readonly statusCode: number | undefined;
+  /** The API's own error code (`content_policy_violation`, `unknown_parameter` …), when it gave one. */
+  readonly apiCode: string | undefined;
+
+  constructor(
+    message: string,
+    details: {
+      code: (typeof SearchToolsErrorCodes)[keyof typeof SearchToolsErrorCodes];
+      toolName?: string;
+      statusCode?: number;
+      apiCode?: string;
+      isRetryable?: boolean;
+      retryAfterMs?: number;
+    },
+    options?: { cause?: unknown },
+  ) {
+    super(details.toolName ?? 'image_gen', message, {
+      code: details.code,
+      isRetryable: details.isRetryable ?? false,
+      ...(details.retryAfterMs !== undefined ? { retryAfterMs: details.retryAfterMs } : {}),
+      ...(options?.cause !== undefined ? { cause: options.cause } : {}),
+    });
+    this.statusCode = details.statusCode;
+    this.apiCode = details.apiCode;
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return {
+      ...super.toJSON(),
+      ...(this.statusCode !== undefined ? { statusCode: this.statusCode } : {}),
+      ...(this.apiCode !== undefined ? { apiCode: this.apiCode } : {}),
     };
   }
 }

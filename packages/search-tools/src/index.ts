@@ -5,7 +5,13 @@ export {
   normalizeCharset,
 } from './charset.js';
 export type { CharsetSource, DecodedText } from './charset.js';
-export { BlockedUrlError, ProviderError, SearchToolsErrorCodes, WebFetchError } from './errors.js';
+export {
+  BlockedUrlError,
+  ImageGenerationError,
+  ProviderError,
+  SearchToolsErrorCodes,
+  WebFetchError,
+} from './errors.js';
 export type { BlockReason } from './errors.js';
 export { createGuardedDispatcher } from './guarded-dispatcher.js';
 export type { GuardedDispatcherOptions, LookupFunction } from './guarded-dispatcher.js';
@@ -24,6 +30,29 @@ export type {
   HttpResponse,
   ResponseHead,
 } from './http-client.js';
+export { sniffImage } from './image-bytes.js';
+export type { ImageSniff } from './image-bytes.js';
+export { createImageGenTool, imageGenToolFactory } from './image-gen-tool.js';
+export type { ImageGenArguments, ImageGenToolOptions } from './image-gen-tool.js';
+export {
+  createImageGenerator,
+  DEFAULT_IMAGE_BASE_URL,
+  DEFAULT_OPENAI_IMAGE_MODEL,
+  IMAGE_GEN_ENV,
+  IMAGE_SIDE_LIMITS,
+  MAX_IMAGES_PER_CALL,
+  parseImageSize,
+} from './image-generation.js';
+export type {
+  GeneratedImage,
+  GenerateImageOptions,
+  ImageFailure,
+  ImageGenerationRequest,
+  ImageGenerationResult,
+  ImageGenerator,
+  ImageGeneratorOptions,
+  ImageResponseFormat,
+} from './image-generation.js';
 export { classifyAddress, isIpLiteral } from './ip-address.js';
 export type { AddressRange } from './ip-address.js';
 export { createNetworkPolicy } from './network-policy.js';
