@@ -15,8 +15,8 @@ step() {
 }
 
 rm -rf packages/*/test-results apps/*/test-results
-step lint pnpm exec turbo run lint --output-logs=errors-only
-step typecheck pnpm exec turbo run typecheck --output-logs=errors-only
+step lint pnpm exec turbo run lint --continue --output-logs=errors-only
+step typecheck pnpm exec turbo run typecheck --continue --output-logs=errors-only
 step tests pnpm exec turbo run test --concurrency=1 --continue --output-logs=full
 step publishability node tooling/scripts/check-publish.mjs
 node tooling/scripts/summarize-tests.mjs || status=1
