@@ -1,0 +1,3 @@
+import { createJestConfig } from '@quiver/jest-config';
+
+export default createJestConfig({ displayName: '@quiver/rag-retrieval' });
