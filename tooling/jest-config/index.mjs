@@ -11,7 +11,7 @@ const resultsReporter = fileURLToPath(new URL('./results-reporter.cjs', import.m
  * @returns {import('jest').Config}
  */
 export function createJestConfig(options) {
-  const { displayName, testTimeout = 30_000, ...rest } = options;
+  const { displayName, testTimeout = 30_000, moduleNameMapper = {}, ...rest } = options;
   return {
     displayName,
     testEnvironment: 'node',
@@ -35,7 +35,7 @@ export function createJestConfig(options) {
       ],
     },
     // Sources use NodeNext-style relative imports ending in `.js`; map them back to the `.ts` file.
-    moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+    moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1', ...moduleNameMapper },
     reporters: ['default', resultsReporter],
     ...rest,
   };
