@@ -28,16 +28,22 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 let ajv2020: Ajv2020 | undefined;
 let ajv07: Ajv | undefined;
 
+// `logger: false`: an unknown `format` (MCP servers use some, e.g. "json") is ignored, as the spec
+// says; ajv would also print a console warning for each one, which is noise in a user's terminal.
 function validatorFor(schema: JsonSchema): Ajv | Ajv2020 {
   const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
   if (
     /draft-0[4-7]/.test(dialect) ||
     (schema.definitions !== undefined && schema.$defs === undefined)
   ) {
-    ajv07 ??= configure(new Ajv({ allErrors: true, strict: false, useDefaults: true }));
+    ajv07 ??= configure(
+      new Ajv({ allErrors: true, strict: false, useDefaults: true, logger: false }),
+    );
     return ajv07;
   }
-  ajv2020 ??= configure(new Ajv2020({ allErrors: true, strict: false, useDefaults: true }));
+  ajv2020 ??= configure(
+    new Ajv2020({ allErrors: true, strict: false, useDefaults: true, logger: false }),
+  );
   return ajv2020;
 }
 

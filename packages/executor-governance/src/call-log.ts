@@ -13,6 +13,10 @@ import type { RedactionOptions } from './redaction.js';
 import { createRedactor } from './redaction.js';
 import type { ArgumentRepair } from './argument-repair.js';
 import { responseBytes } from './response-size.js';
+import { loadModule } from './load-module.js';
+import type * as OpenTelemetry from '@opentelemetry/api';
+
+type OpenTelemetryApi = typeof OpenTelemetry;
 
 /** How a call ended. */
 export type CallOutcome = 'ok' | 'error' | 'rollback';
@@ -300,7 +304,7 @@ export function openTelemetrySink(
         emit(record);
         return;
       }
-      loading ??= import('@opentelemetry/api').then(
+      loading ??= loadModule<OpenTelemetryApi>('@opentelemetry/api').then(
         (api) => {
           tracer = api.trace.getTracer(
             '@quiver/executor-governance',

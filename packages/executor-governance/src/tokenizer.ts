@@ -1,4 +1,9 @@
 /** Turns text into tokens and back; what token budgets are measured with. */
+import { loadModule } from './load-module.js';
+import type * as GptTokenizer from 'gpt-tokenizer';
+
+type GptTokenizerModule = typeof GptTokenizer;
+
 export interface Tokenizer {
   readonly name: string;
   encode(text: string): number[];
@@ -28,8 +33,8 @@ export function gptTokenizer(encoding: GptEncodingName = 'o200k_base'): Promise<
   if (promise === undefined) {
     promise = (
       encoding === 'cl100k_base'
-        ? import('gpt-tokenizer/encoding/cl100k_base')
-        : import('gpt-tokenizer')
+        ? loadModule<GptTokenizerModule>('gpt-tokenizer/encoding/cl100k_base')
+        : loadModule<GptTokenizerModule>('gpt-tokenizer')
     ).then((module) => {
       const api = module as unknown as {
         encode(text: string): number[];

@@ -1,4 +1,9 @@
 import { createHash } from 'node:crypto';
+import { loadModule } from './load-module.js';
+import type * as DocParser from '@quiver/doc-parser';
+
+type DocParserModule = typeof DocParser;
+
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import {
@@ -167,7 +172,7 @@ export class DocumentRetriever implements Retriever {
   /** doc-parser is loaded on first use: PDF and Office parsing is heavy, and keyword search alone does not need it. */
   async #parsing(): Promise<{ parser: DocumentParser; chunker: DocumentChunker }> {
     if (!this.#parser || !this.#chunker) {
-      const docParser = await import('@quiver/doc-parser');
+      const docParser = await loadModule<DocParserModule>('@quiver/doc-parser');
       this.#parser ??= new docParser.QuiverDocumentParser();
       this.#chunker ??= docParser.chunkDocument;
     }

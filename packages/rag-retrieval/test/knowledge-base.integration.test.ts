@@ -86,8 +86,10 @@ describe('KnowledgeBase with real processes', () => {
         embedder: embedder(),
       });
       const count = knowledgeBase.documents().length;
-      // The base documents plus whole rounds only: a commit is all or nothing.
-      expect(count === 20 || count === 35).toBe(true);
+      // The base documents plus whole rounds of 15 only: a commit is all or nothing. (How many
+      // rounds got in before the kill depends on the machine's speed; a partial round never does.)
+      expect(count).toBeGreaterThanOrEqual(20);
+      expect((count - 5) % 15).toBe(0);
       expect(knowledgeBase.getDocument('base-0')).toBeDefined();
       expect(
         (await knowledgeBase.search({ query: 'supersonic flutter', topK: 3 })).hits,

@@ -19,6 +19,10 @@ import {
 } from './http-client.js';
 import { createNetworkPolicy, type NetworkPolicy } from './network-policy.js';
 import { isTransientStatus, parseRetryAfter } from './retry-after.js';
+import { loadModule } from './load-module.js';
+import type * as DocParser from '@quiver/doc-parser';
+
+type DocParserModule = typeof DocParser;
 
 /** Options of {@link createWebExtractor}. */
 export interface WebExtractorOptions {
@@ -265,7 +269,7 @@ let defaultParser: Promise<DocumentParser> | undefined;
  * download already went through the SSRF guard and the size cap; the parser only sees bytes.
  */
 function loadDefaultParser(): Promise<DocumentParser> {
-  defaultParser ??= import('@quiver/doc-parser').then(
+  defaultParser ??= loadModule<DocParserModule>('@quiver/doc-parser').then(
     ({ QuiverDocumentParser }) => new QuiverDocumentParser({ cacheDir: false, timeoutMs: 60_000 }),
     (error: unknown) => {
       defaultParser = undefined;
