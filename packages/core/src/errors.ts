@@ -208,6 +208,14 @@ export class ConfigurationError extends QuiverError {
 export function errorMessage(error: unknown): string {
   if (error instanceof Error) return error.message;
   if (typeof error === 'string') return error;
+  // An Error from another realm (a vm context, a test runner's sandbox) fails `instanceof Error`.
+  if (
+    typeof error === 'object' &&
+    error !== null &&
+    typeof (error as { message?: unknown }).message === 'string'
+  ) {
+    return (error as { message: string }).message;
+  }
   try {
     return JSON.stringify(error) ?? String(error);
   } catch {

@@ -148,3 +148,12 @@ describe('errors', () => {
     expect(errorMessage(10n)).toBe('10');
   });
 });
+
+describe('errorMessage across realms', () => {
+  it('reads the message of an error made in another realm', async () => {
+    const { runInNewContext } = await import('node:vm');
+    const foreign = runInNewContext('new TypeError("from elsewhere")') as unknown;
+    expect(foreign instanceof Error).toBe(false);
+    expect(errorMessage(foreign)).toBe('from elsewhere');
+  });
+});
