@@ -91,6 +91,9 @@ export function loadConfig(
 
 /** Why no model can be used, naming the env vars to set; undefined when one is configured. */
 export function missingModelReason(config: QuiverConfig): string | undefined {
-  if (config.model.apiKey || config.model.baseUrl) return undefined;
-  return 'No model endpoint is configured: set OPENAI_API_KEY (and, for another OpenAI-compatible endpoint, OPENAI_BASE_URL and QUIVER_MODEL), or the "model" section of quiver.config.json.';
+  if (!config.model.apiKey && !config.model.baseUrl)
+    return 'No model endpoint is configured: set OPENAI_API_KEY (and, for another OpenAI-compatible endpoint, OPENAI_BASE_URL) and QUIVER_MODEL, or the "model" section of quiver.config.json.';
+  if (!config.model.model)
+    return 'No model name is configured: set QUIVER_MODEL (e.g. gpt-4o-mini, or qwen-plus on DashScope), or "model.model" in quiver.config.json.';
+  return undefined;
 }

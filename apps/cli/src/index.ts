@@ -1,3 +1,4 @@
+export type { BuiltinToolkitOptions } from './builtin-toolkit.js';
 export { createBuiltinToolkit } from './builtin-toolkit.js';
 export type { QuiverConfig } from './config.js';
 export { loadConfig, missingModelReason } from './config.js';
@@ -6,6 +7,7 @@ export { runDemo } from './commands/demo.js';
 export type { CommandEnvironment } from './commands/tools.js';
 export type { DemoStep, DemoStepContext } from './demo-steps.js';
 export { defaultDemoSteps } from './demo-steps.js';
+export { everythingServerPath, sampleDocumentsDirectory } from './bundled-assets.js';
 export type { CliIO } from './io.js';
 export { ExitCode } from './io.js';
 export type { RunOptions } from './program.js';

@@ -4,6 +4,12 @@ export interface CliIO {
   stderr(text: string): void;
   /** Use ANSI colours. */
   color: boolean;
+  /** stderr is a terminal: progress bars redraw in place (otherwise they print a line per step). */
+  stderrIsTTY?: boolean;
+  /** Read the user's lines (interactive commands); default: the process's stdin. */
+  stdin?: NodeJS.ReadableStream;
+  /** stdin is a terminal: interactive commands show prompts. */
+  stdinIsTTY?: boolean;
 }
 
 /** The process's stdout/stderr, coloured when stdout is a terminal and NO_COLOR is unset. */
@@ -12,6 +18,9 @@ export function processIO(): CliIO {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR,
+    stderrIsTTY: Boolean(process.stderr.isTTY),
+    stdin: process.stdin,
+    stdinIsTTY: Boolean(process.stdin.isTTY),
   };
 }
 

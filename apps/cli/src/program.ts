@@ -3,9 +3,14 @@ import type { Toolkit } from '@quiver/core-registry';
 import { createBuiltinToolkit } from './builtin-toolkit.js';
 import type { CliIO } from './io.js';
 import { ExitCode, processIO } from './io.js';
-import { ConfigurationError } from '@quiver/core';
+import { ConfigurationError, ToolArgumentError } from '@quiver/core';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerServeCommand } from './commands/serve.js';
+import { registerChatCommand } from './commands/chat.js';
+import { registerExecCommand } from './commands/exec.js';
+import { registerMcpCommands } from './commands/mcp.js';
+import { registerParseCommand } from './commands/parse.js';
+import { registerRagCommands } from './commands/rag.js';
 import type { QuiverConfig } from './config.js';
 import { loadConfig } from './config.js';
 import type { CommandEnvironment } from './commands/tools.js';
@@ -43,6 +48,7 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
   const environment: CommandEnvironment = {
     io,
     createToolkit: options.createToolkit ?? (() => createBuiltinToolkit()),
+    env: options.env ?? process.env,
     setExitCode: (code) => {
       exitCode = code;
     },
@@ -54,15 +60,20 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
     ...(options.onStop ? { onStop: options.onStop } : {}),
   };
   registerToolsCommands(program, environment);
-  registerDemoCommand(program, environment);
+  registerExecCommand(program, environment);
+  registerParseCommand(program, environment);
+  registerRagCommands(program, environment);
+  registerMcpCommands(program, environment);
+  registerChatCommand(program, environment);
   registerServeCommand(program, environment);
+  registerDemoCommand(program, environment);
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
     if (error instanceof CommanderError) {
       return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
     }
-    if (error instanceof ConfigurationError) {
+    if (error instanceof ConfigurationError || error instanceof ToolArgumentError) {
       io.stderr(`quiver: ${error.message}\n`);
       return ExitCode.usage;
     }

@@ -44,8 +44,13 @@ describe('configuration', () => {
 
   it('says which env vars to set when no model is configured', () => {
     expect(missingModelReason(loadConfig({ cwd: tmpdir(), env: {} }))).toMatch(/OPENAI_API_KEY/);
+    expect(missingModelReason(loadConfig({ cwd: tmpdir(), env: { OPENAI_API_KEY: 'k' } }))).toMatch(
+      /QUIVER_MODEL/,
+    );
     expect(
-      missingModelReason(loadConfig({ cwd: tmpdir(), env: { OPENAI_API_KEY: 'k' } })),
+      missingModelReason(
+        loadConfig({ cwd: tmpdir(), env: { OPENAI_API_KEY: 'k', QUIVER_MODEL: 'gpt-4o-mini' } }),
+      ),
     ).toBeUndefined();
   });
 

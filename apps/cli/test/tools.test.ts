@@ -14,7 +14,16 @@ describe('quiver tools', () => {
       parameters: { type: string };
     }[];
     expect(rows.map((row) => row.name)).toEqual(
-      expect.arrayContaining(['calculator', 'current_time', 'countdown']),
+      expect.arrayContaining([
+        'calculator',
+        'current_time',
+        'countdown',
+        'code_interpreter',
+        'python_executor',
+        'doc_parser',
+        'retrieval',
+        'web_extractor',
+      ]),
     );
     for (const row of rows) {
       expect(row.parameters.type).toBe('object');

@@ -7,7 +7,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
 import type { ToolResponse } from '@quiver/core';
-import { chatMessageSchema, errorMessage, localize } from '@quiver/core';
+import { ConfigurationError, chatMessageSchema, errorMessage, localize } from '@quiver/core';
 import { mergeResponses } from '@quiver/core-registry';
 import { fail, readJson } from './http-errors.js';
 import type { ServerServices } from './services.js';
@@ -26,6 +26,18 @@ export interface AppOptions {
   webDir: string;
   /** Per-session state bags, so stateful tools (kernels) keep state across calls of one session. */
   sessions?: Map<string, Map<string, unknown>>;
+  /**
+   * Host names the server answers to (the `Host` header), e.g. the loopback names when bound to
+   * 127.0.0.1: a DNS-rebinding page (evil.example resolving to 127.0.0.1) is refused. Default: any.
+   */
+  allowedHostnames?: string[];
+  /** Browser origins allowed besides the server's own (cross-origin requests are refused). */
+  allowedOrigins?: string[];
+  /**
+   * Session state bags kept at once; the least recently used is forgotten beyond it (its kernel
+   * then ends by the interpreter's idle timeout). Default 10 000.
+   */
+  maxSessions?: number;
 }
 
 const callBody = z.object({
@@ -92,11 +104,47 @@ export function createApp(services: ServerServices, options: AppOptions): Hono {
     return next();
   };
 
-  app.onError((error, c) => fail(c, 500, 'internal_error', errorMessage(error)));
+  app.onError((error, c) =>
+    // A caller's mistake (a bad knowledge-base name…) is a 400, not a server failure.
+    error instanceof ConfigurationError
+      ? fail(c, 400, 'invalid_request', error.message)
+      : fail(c, 500, 'internal_error', errorMessage(error)),
+  );
   app.notFound((c) => fail(c, 404, 'not_found', `No route for ${c.req.method} ${c.req.path}.`));
 
   app.get('/healthz', (c) => c.json({ ok: true, tools: toolkit.list().length }));
 
+  // Browsers may send "simple" cross-site POSTs without a preflight: a page on another origin
+  // must not be able to run tools (code execution!) on this machine. Same for DNS rebinding.
+  app.use('*', async (c, next) => {
+    const host = c.req.header('host') ?? '';
+    if (options.allowedHostnames && !options.allowedHostnames.includes(hostnameOf(host))) {
+      return fail(
+        c,
+        403,
+        'host_not_allowed',
+        `This server answers to ${options.allowedHostnames.join(', ')}, not "${host}".`,
+      );
+    }
+    const origin = c.req.header('origin');
+    if (origin !== undefined && !options.allowedOrigins?.includes(origin)) {
+      let originHost: string | undefined;
+      try {
+        originHost = new URL(origin).host;
+      } catch {
+        originHost = undefined;
+      }
+      if (originHost !== host) {
+        return fail(
+          c,
+          403,
+          'cross_origin',
+          `Requests from pages of ${origin} are refused: the API answers the pages it serves (list other origins in allowedOrigins).`,
+        );
+      }
+    }
+    return next();
+  });
   app.use('/v1/*', requireToken);
   app.use('/mcp', requireToken);
 
@@ -152,7 +200,7 @@ export function createApp(services: ServerServices, options: AppOptions): Hono {
       name,
       arguments: typeof args === 'string' ? args : JSON.stringify(args),
     };
-    const state = sessionState(sessions, sessionId);
+    const state = sessionState(sessions, sessionId, options.maxSessions ?? 10_000);
     const signal = c.req.raw.signal;
     if (!wantsStream) {
       const response = await toolkit.callToCompletion(toolCall, { signal, state });
@@ -339,12 +387,23 @@ async function serveStatic(c: Context, dir: string, file: string, types: Record<
 function sessionState(
   sessions: Map<string, Map<string, unknown>>,
   sessionId: string | undefined,
+  maxSessions: number,
 ): Map<string, unknown> {
   if (sessionId === undefined) return new Map();
   let state = sessions.get(sessionId);
-  if (!state) {
+  if (state) {
+    // Most recently used last: a Map iterates in insertion order.
+    sessions.delete(sessionId);
+  } else {
     state = new Map([['sessionId', sessionId]]);
-    sessions.set(sessionId, state);
+    while (sessions.size >= maxSessions) sessions.delete(sessions.keys().next().value!);
   }
+  sessions.set(sessionId, state);
   return state;
+}
+
+/** The host name of a Host header (`127.0.0.1:7860` → `127.0.0.1`, `[::1]:80` → `[::1]`). */
+function hostnameOf(host: string): string {
+  if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1);
+  return host.split(':')[0] ?? '';
 }

@@ -47,6 +47,17 @@ export async function startServer(
     );
   }
   const app = createApp(services, {
+    // On loopback, answer only to loopback names (DNS rebinding); elsewhere the token protects.
+    ...(LOOPBACK.test(host)
+      ? {
+          allowedHostnames: [
+            '127.0.0.1',
+            'localhost',
+            '[::1]',
+            host.includes(':') ? `[${host}]` : host,
+          ],
+        }
+      : {}),
     ...options,
     uploadDir: options.uploadDir ?? join(tmpdir(), 'quiver-uploads'),
     webDir: options.webDir ?? defaultWebDir(),

@@ -216,6 +216,33 @@ describe('security', () => {
     }
   });
 
+  it('refuses cross-origin browser requests and DNS-rebound host names', async () => {
+    const simplePost = await fetch(`${server.url}/v1/tools/calculator/call`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', origin: 'http://evil.example' },
+      body: JSON.stringify({ arguments: { expression: '1+1' } }),
+    });
+    expect(simplePost.status).toBe(403);
+    expect(((await simplePost.json()) as { error: { code: string } }).error.code).toBe(
+      'cross_origin',
+    );
+    const sameOrigin = await fetch(`${server.url}/v1/tools`, { headers: { origin: server.url } });
+    expect(sameOrigin.status).toBe(200);
+    const rebound = await new Promise<number>((resolve, reject) => {
+      const request = httpRequest(
+        `${server.url}/v1/tools`,
+        { headers: { host: `evil.example:${server.port}` } },
+        (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        },
+      );
+      request.on('error', reject);
+      request.end();
+    });
+    expect(rebound).toBe(403);
+  });
+
   it('refuses to bind a non-loopback address without a token', async () => {
     await expect(startTestServer({}, { host: '0.0.0.0' })).rejects.toBeInstanceOf(
       ConfigurationError,
@@ -285,6 +312,40 @@ describe('reliability', () => {
     );
     for (const { index, text } of results) {
       expect(text).toBe(index % 4 === 0 ? '2\n1\nliftoff' : String(index * 3 + 1));
+    }
+  });
+
+  it('keeps per-session state, forgetting the least recently used session beyond the limit', async () => {
+    const local = await startTestServer({}, { maxSessions: 2 });
+    local.toolkit.register(
+      defineTool({
+        name: 'count_calls',
+        description: 'counts the calls of this session',
+        parameters: z.object({}),
+        execute: (_args, context) => {
+          const count = ((context.state.get('count') as number | undefined) ?? 0) + 1;
+          context.state.set('count', count);
+          return String(count);
+        },
+      }),
+    );
+    try {
+      const counts: string[] = [];
+      for (const sessionId of ['a', 'b', 'a', 'c', 'b', 'a']) {
+        const response = await fetch(`${local.url}/v1/tools/count_calls/call`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ sessionId }),
+        });
+        counts.push(
+          ((await response.json()) as { response: { content: { text: string }[] } }).response
+            .content[0]!.text,
+        );
+      }
+      // c evicts b (a was used more recently), then b evicts a.
+      expect(counts).toEqual(['1', '1', '2', '1', '1', '1']);
+    } finally {
+      await local.close();
     }
   });
 

@@ -11,6 +11,8 @@ import { defaultDemoSteps } from '../demo-steps.js';
 export interface DemoStepResult {
   title: string;
   ok: boolean;
+  /** Why the step did not run (it counts as passed). */
+  skipped?: string;
   durationMs: number;
   lines: string[];
   error?: string;
@@ -28,10 +30,12 @@ export async function runDemo(
   const style = styles(io);
   const steps = options.steps ?? defaultDemoSteps;
   const toolkit = await environment.createToolkit();
+  const config = environment.config();
+  const shared = new Map<string, unknown>();
   const results: DemoStepResult[] = [];
   if (!options.json)
     io.stdout(
-      `${style.bold('Quiver demo')} ${style.dim('— embedded defaults, no API key, no network')}\n\n`,
+      `${style.bold('Quiver demo')} ${style.dim('— bundled documents, no API key, no network')}\n\n`,
     );
   try {
     for (const [index, step] of steps.entries()) {
@@ -41,14 +45,24 @@ export async function runDemo(
       let error: string | undefined;
       if (!options.json)
         io.stdout(`${style.cyan(`[${index + 1}/${steps.length}]`)} ${style.bold(step.title)}\n`);
+      const context = {
+        toolkit,
+        io,
+        config,
+        shared,
+        log: (line: string) => {
+          lines.push(line);
+          if (!options.json) io.stdout(`    ${line}\n`);
+        },
+      };
+      const skipped = step.skip?.(context);
+      if (skipped !== undefined) {
+        results.push({ title: step.title, ok: true, skipped, durationMs: 0, lines });
+        if (!options.json) io.stdout(`    ${style.yellow('↷ skipped')} ${style.dim(skipped)}\n\n`);
+        continue;
+      }
       try {
-        ok = await step.run({
-          toolkit,
-          log: (line) => {
-            lines.push(line);
-            if (!options.json) io.stdout(`    ${line}\n`);
-          },
-        });
+        ok = await step.run(context);
       } catch (caught) {
         error = errorMessage(caught);
       }
@@ -63,6 +77,9 @@ export async function runDemo(
       if (!options.json) printStepEnd(io, ok, durationMs, error);
     }
   } finally {
+    // A step that failed half-way may leave resources for a later step: release them.
+    for (const value of shared.values())
+      await (value as { close?: () => Promise<void> }).close?.().catch(() => undefined);
     await toolkit.close();
   }
   return results;
@@ -81,20 +98,23 @@ export function registerDemoCommand(program: Command, environment: CommandEnviro
   program
     .command('demo')
     .description(
-      'Run the built-in tour: tool registry, validation, streaming (no API key, no network)',
+      'Run the tour: retrieval, a Python kernel, document parsing, MCP, governance (no API key, no network)',
     )
     .option('--json', 'print a JSON report instead of the tour')
     .action(async (options: { json?: boolean }) => {
       const { io } = environment;
       const results = await runDemo(environment, options);
       const failed = results.filter((result) => !result.ok);
+      const skipped = results.filter((result) => result.skipped !== undefined).length;
       if (options.json) {
         io.stdout(`${JSON.stringify({ ok: failed.length === 0, steps: results }, null, 2)}\n`);
       } else {
         const style = styles(io);
         io.stdout(
           failed.length === 0
-            ? style.green(`All ${results.length} demo steps passed.\n`)
+            ? style.green(
+                `All ${results.length} demo steps passed${skipped ? ` (${skipped} skipped)` : ''}.\n`,
+              )
             : style.red(
                 `${failed.length} of ${results.length} demo steps failed: ${failed.map((result) => result.title).join('; ')}\n`,
               ),

@@ -15,6 +15,8 @@ export interface CommandEnvironment {
   setExitCode: (code: number) => void;
   /** The loaded configuration (file + environment overrides). */
   config: () => QuiverConfig;
+  /** Environment variables (process.env unless a test passes its own). */
+  env: NodeJS.ProcessEnv;
   /** Tests: register a function that stops a long-running command (`serve`). */
   onStop?: (stop: () => void) => void;
 }

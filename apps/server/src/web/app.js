@@ -278,6 +278,15 @@ async function runChat(body) {
         case 'approval-required':
           showApprovals(data);
           break;
+        case 'retrieval': {
+          const sources = [...new Set(data.sources.map((item) => item.source.split('/').pop()))];
+          if (sources.length)
+            addMessage(
+              'note',
+              `Sources: ${data.sources.length} passages from ${sources.join(', ')}`,
+            );
+          break;
+        }
         case 'error':
           addMessage('error', data.message);
           break;
