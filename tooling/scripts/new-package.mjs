@@ -47,7 +47,7 @@ write(
       scripts: {
         build: 'tsdown',
         typecheck: 'tsc --noEmit -p tsconfig.json',
-        lint: 'eslint . && prettier --check --no-error-on-unmatched-pattern src test bench',
+        lint: 'eslint . && prettier --check --no-error-on-unmatched-pattern --ignore-path ../../.prettierignore src test bench',
         test: 'jest',
       },
       dependencies: { '@quiver/core': 'workspace:^' },
