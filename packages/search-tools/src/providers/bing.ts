@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { joinUrl, requestProviderJson } from '../provider-request.js';
-import { httpUrl, plainText, positiveNumber } from '../plain-text.js';
-import { normalizePublishedDate } from '../published-date.js';
-import type { ImageResult, SearchProvider, SearchRequest, SearchResult } from '../search-types.js';
+import { toImageResults, toWebResults } from '../provider-results.js';
+import type { SearchProvider, SearchRequest } from '../search-types.js';
 
 /** Options of {@link createBingProvider}. */
 export interface BingProviderOptions {
@@ -87,20 +86,17 @@ export function createBingProvider(options: BingProviderOptions): SearchProvider
         { provider: 'bing', url: url.href, headers, secrets: [options.apiKey] },
         webSchema,
       );
-      const results: SearchResult[] = [];
-      for (const item of body.webPages?.value ?? []) {
-        const link = httpUrl(item.url);
-        if (link === undefined) continue;
-        const publishedAt = normalizePublishedDate(item.datePublished, context.now);
-        results.push({
-          title: plainText(item.name) || link,
-          url: link,
-          snippet: plainText(item.snippet),
-          ...(publishedAt !== undefined ? { publishedAt } : {}),
-          source: 'bing',
-        });
-      }
-      return results.slice(0, request.count);
+      return toWebResults(
+        'bing',
+        (body.webPages?.value ?? []).map((item) => ({
+          url: item.url,
+          title: item.name,
+          snippet: item.snippet,
+          published: [item.datePublished],
+        })),
+        request.count,
+        context.now,
+      );
     },
     async searchImages(request, context) {
       const url = new URL(joinUrl(base, 'v7.0/images/search'));
@@ -111,25 +107,18 @@ export function createBingProvider(options: BingProviderOptions): SearchProvider
         { provider: 'bing', url: url.href, headers, secrets: [options.apiKey] },
         imagesSchema,
       );
-      const results: ImageResult[] = [];
-      for (const item of body.value) {
-        const imageUrl = httpUrl(item.contentUrl);
-        if (imageUrl === undefined) continue;
-        const thumbnailUrl = httpUrl(item.thumbnailUrl);
-        const pageUrl = httpUrl(item.hostPageUrl);
-        const width = positiveNumber(item.width);
-        const height = positiveNumber(item.height);
-        results.push({
-          title: plainText(item.name),
-          imageUrl,
-          ...(thumbnailUrl !== undefined ? { thumbnailUrl } : {}),
-          ...(pageUrl !== undefined ? { pageUrl } : {}),
-          ...(width !== undefined ? { width } : {}),
-          ...(height !== undefined ? { height } : {}),
-          source: 'bing',
-        });
-      }
-      return results.slice(0, request.count);
+      return toImageResults(
+        'bing',
+        body.value.map((item) => ({
+          imageUrl: item.contentUrl,
+          title: item.name,
+          thumbnailUrl: item.thumbnailUrl,
+          pageUrl: item.hostPageUrl,
+          width: item.width,
+          height: item.height,
+        })),
+        request.count,
+      );
     },
   };
 }

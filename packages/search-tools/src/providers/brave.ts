@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { joinUrl, requestProviderJson } from '../provider-request.js';
-import { httpUrl, plainText, positiveNumber } from '../plain-text.js';
-import { normalizePublishedDate } from '../published-date.js';
-import type { ImageResult, SearchProvider, SearchResult } from '../search-types.js';
+import { toImageResults, toWebResults } from '../provider-results.js';
+import type { SearchProvider } from '../search-types.js';
 
 /** Options of {@link createBraveProvider}. */
 export interface BraveProviderOptions {
@@ -86,22 +85,17 @@ export function createBraveProvider(options: BraveProviderOptions): SearchProvid
         { provider: 'brave', url: url.href, headers, secrets: [options.apiKey] },
         webSchema,
       );
-      const results: SearchResult[] = [];
-      for (const item of body.web?.results ?? []) {
-        const link = httpUrl(item.url);
-        if (link === undefined) continue;
-        const publishedAt =
-          normalizePublishedDate(item.page_age, context.now) ??
-          normalizePublishedDate(item.age, context.now);
-        results.push({
-          title: plainText(item.title) || link,
-          url: link,
-          snippet: plainText(item.description),
-          ...(publishedAt !== undefined ? { publishedAt } : {}),
-          source: 'brave',
-        });
-      }
-      return results.slice(0, request.count);
+      return toWebResults(
+        'brave',
+        (body.web?.results ?? []).map((item) => ({
+          url: item.url,
+          title: item.title,
+          snippet: item.description,
+          published: [item.page_age, item.age],
+        })),
+        request.count,
+        context.now,
+      );
     },
     async searchImages(request, context) {
       const url = new URL(joinUrl(base, 'res/v1/images/search'));
@@ -118,25 +112,18 @@ export function createBraveProvider(options: BraveProviderOptions): SearchProvid
         { provider: 'brave', url: url.href, headers, secrets: [options.apiKey] },
         imageSchema,
       );
-      const results: ImageResult[] = [];
-      for (const item of body.results) {
-        const imageUrl = httpUrl(item.properties?.url);
-        if (imageUrl === undefined) continue;
-        const thumbnailUrl = httpUrl(item.thumbnail?.src);
-        const pageUrl = httpUrl(item.url);
-        const width = positiveNumber(item.properties?.width);
-        const height = positiveNumber(item.properties?.height);
-        results.push({
-          title: plainText(item.title),
-          imageUrl,
-          ...(thumbnailUrl !== undefined ? { thumbnailUrl } : {}),
-          ...(pageUrl !== undefined ? { pageUrl } : {}),
-          ...(width !== undefined ? { width } : {}),
-          ...(height !== undefined ? { height } : {}),
-          source: 'brave',
-        });
-      }
-      return results.slice(0, request.count);
+      return toImageResults(
+        'brave',
+        body.results.map((item) => ({
+          imageUrl: item.properties?.url,
+          title: item.title,
+          thumbnailUrl: item.thumbnail?.src,
+          pageUrl: item.url,
+          width: item.properties?.width,
+          height: item.properties?.height,
+        })),
+        request.count,
+      );
     },
   };
 }

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { joinUrl, requestProviderJson } from '../provider-request.js';
-import { httpUrl, plainText, positiveNumber } from '../plain-text.js';
-import { normalizePublishedDate } from '../published-date.js';
-import type { ImageResult, SearchProvider, SearchRequest, SearchResult } from '../search-types.js';
+import { toImageResults, toWebResults } from '../provider-results.js';
+import { httpUrl } from '../plain-text.js';
+import type { SearchProvider, SearchRequest } from '../search-types.js';
 
 /** Options of {@link createSearxngProvider}. */
 export interface SearxngProviderOptions {
@@ -69,20 +69,17 @@ export function createSearxngProvider(options: SearxngProviderOptions): SearchPr
         },
         responseSchema,
       );
-      const results: SearchResult[] = [];
-      for (const item of body.results) {
-        const url = httpUrl(item.url);
-        if (url === undefined) continue;
-        const publishedAt = normalizePublishedDate(item.publishedDate, context.now);
-        results.push({
-          title: plainText(item.title) || url,
-          url,
-          snippet: plainText(item.content),
-          ...(publishedAt !== undefined ? { publishedAt } : {}),
-          source: 'searxng',
-        });
-      }
-      return results.slice(0, request.count);
+      return toWebResults(
+        'searxng',
+        body.results.map((item) => ({
+          url: item.url,
+          title: item.title,
+          snippet: item.content,
+          published: [item.publishedDate],
+        })),
+        request.count,
+        context.now,
+      );
     },
     async searchImages(request, context) {
       const body = await requestProviderJson(
@@ -94,24 +91,21 @@ export function createSearxngProvider(options: SearxngProviderOptions): SearchPr
         },
         responseSchema,
       );
-      const results: ImageResult[] = [];
-      for (const item of body.results) {
-        const imageUrl = httpUrl(item.img_src);
-        if (imageUrl === undefined) continue;
-        const [width, height] = (item.resolution ?? '').split(/\s*[x×]\s*/).map(positiveNumber);
-        const thumbnailUrl = httpUrl(item.thumbnail_src) ?? httpUrl(item.thumbnail);
-        const pageUrl = httpUrl(item.url);
-        results.push({
-          title: plainText(item.title),
-          imageUrl,
-          ...(thumbnailUrl !== undefined ? { thumbnailUrl } : {}),
-          ...(pageUrl !== undefined ? { pageUrl } : {}),
-          ...(width !== undefined ? { width } : {}),
-          ...(height !== undefined ? { height } : {}),
-          source: 'searxng',
-        });
-      }
-      return results.slice(0, request.count);
+      return toImageResults(
+        'searxng',
+        body.results.map((item) => {
+          const [width, height] = (item.resolution ?? '').split(/\s*[x×]\s*/);
+          return {
+            imageUrl: item.img_src,
+            title: item.title,
+            thumbnailUrl: httpUrl(item.thumbnail_src) ?? item.thumbnail,
+            pageUrl: item.url,
+            width,
+            height,
+          };
+        }),
+        request.count,
+      );
     },
   };
 }

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { joinUrl, requestProviderJson } from '../provider-request.js';
-import { httpUrl, plainText, positiveNumber } from '../plain-text.js';
-import { normalizePublishedDate } from '../published-date.js';
-import type { ImageResult, SearchProvider, SearchRequest, SearchResult } from '../search-types.js';
+import { toImageResults, toWebResults } from '../provider-results.js';
+import type { SearchProvider, SearchRequest } from '../search-types.js';
 
 /** Options of {@link createSerperProvider}. */
 export interface SerperProviderOptions {
@@ -78,20 +77,17 @@ export function createSerperProvider(options: SerperProviderOptions): SearchProv
         },
         searchSchema,
       );
-      const results: SearchResult[] = [];
-      for (const item of response.organic ?? []) {
-        const url = httpUrl(item.link);
-        if (url === undefined) continue;
-        const publishedAt = normalizePublishedDate(item.date, context.now);
-        results.push({
-          title: plainText(item.title) || url,
-          url,
-          snippet: plainText(item.snippet),
-          ...(publishedAt !== undefined ? { publishedAt } : {}),
-          source: 'serper',
-        });
-      }
-      return results.slice(0, request.count);
+      return toWebResults(
+        'serper',
+        (response.organic ?? []).map((item) => ({
+          url: item.link,
+          title: item.title,
+          snippet: item.snippet,
+          published: [item.date],
+        })),
+        request.count,
+        context.now,
+      );
     },
     async searchImages(request, context) {
       const response = await requestProviderJson(
@@ -106,25 +102,18 @@ export function createSerperProvider(options: SerperProviderOptions): SearchProv
         },
         imagesSchema,
       );
-      const results: ImageResult[] = [];
-      for (const item of response.images ?? []) {
-        const imageUrl = httpUrl(item.imageUrl);
-        if (imageUrl === undefined) continue;
-        const thumbnailUrl = httpUrl(item.thumbnailUrl);
-        const pageUrl = httpUrl(item.link);
-        const width = positiveNumber(item.imageWidth);
-        const height = positiveNumber(item.imageHeight);
-        results.push({
-          title: plainText(item.title),
-          imageUrl,
-          ...(thumbnailUrl !== undefined ? { thumbnailUrl } : {}),
-          ...(pageUrl !== undefined ? { pageUrl } : {}),
-          ...(width !== undefined ? { width } : {}),
-          ...(height !== undefined ? { height } : {}),
-          source: 'serper',
-        });
-      }
-      return results.slice(0, request.count);
+      return toImageResults(
+        'serper',
+        (response.images ?? []).map((item) => ({
+          imageUrl: item.imageUrl,
+          title: item.title,
+          thumbnailUrl: item.thumbnailUrl,
+          pageUrl: item.link,
+          width: item.imageWidth,
+          height: item.imageHeight,
+        })),
+        request.count,
+      );
     },
   };
 }

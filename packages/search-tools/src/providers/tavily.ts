@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { joinUrl, requestProviderJson } from '../provider-request.js';
-import { httpUrl, plainText } from '../plain-text.js';
-import { normalizePublishedDate } from '../published-date.js';
-import type { ImageResult, SearchProvider, SearchRequest, SearchResult } from '../search-types.js';
+import { toImageResults, toWebResults } from '../provider-results.js';
+import type { SearchProvider, SearchRequest } from '../search-types.js';
 
 /** Options of {@link createTavilyProvider}. */
 export interface TavilyProviderOptions {
@@ -75,20 +74,17 @@ export function createTavilyProvider(options: TavilyProviderOptions): SearchProv
         },
         responseSchema,
       );
-      const results: SearchResult[] = [];
-      for (const item of response.results) {
-        const url = httpUrl(item.url);
-        if (url === undefined) continue;
-        const publishedAt = normalizePublishedDate(item.published_date, context.now);
-        results.push({
-          title: plainText(item.title) || url,
-          url,
-          snippet: plainText(item.content),
-          ...(publishedAt !== undefined ? { publishedAt } : {}),
-          source: 'tavily',
-        });
-      }
-      return results.slice(0, request.count);
+      return toWebResults(
+        'tavily',
+        response.results.map((item) => ({
+          url: item.url,
+          title: item.title,
+          snippet: item.content,
+          published: [item.published_date],
+        })),
+        request.count,
+        context.now,
+      );
     },
     async searchImages(request, context) {
       const response = await requestProviderJson(
@@ -103,17 +99,15 @@ export function createTavilyProvider(options: TavilyProviderOptions): SearchProv
         },
         responseSchema,
       );
-      const results: ImageResult[] = [];
-      for (const image of response.images ?? []) {
-        const imageUrl = httpUrl(typeof image === 'string' ? image : image.url);
-        if (imageUrl === undefined) continue;
-        results.push({
-          title: typeof image === 'string' ? '' : plainText(image.description),
-          imageUrl,
-          source: 'tavily',
-        });
-      }
-      return results.slice(0, request.count);
+      return toImageResults(
+        'tavily',
+        (response.images ?? []).map((image) =>
+          typeof image === 'string'
+            ? { imageUrl: image, title: '' }
+            : { imageUrl: image.url, title: image.description },
+        ),
+        request.count,
+      );
     },
   };
 }
