@@ -5,6 +5,7 @@ import { ToolExecutionError, responseText, textBlock } from '@quiver/core';
 import { defineTool } from './define-tool.js';
 import type { ToolMiddleware } from './middleware.js';
 import { mergeResponses } from './responses.js';
+import { validateRegistered } from './validate-registered.js';
 import type { Toolkit } from './toolkit.js';
 
 /** Where a background task is. */
@@ -263,10 +264,7 @@ export function enableBackgroundTasks(
       return;
     }
     // Report invalid arguments now, not later through wait_task.
-    const validation = registered.tool.validate({
-      ...invocation.arguments,
-      ...registered.presetArgs,
-    });
+    const validation = validateRegistered(registered, invocation.arguments);
     if (!validation.ok) {
       yield* next(invocation);
       return;

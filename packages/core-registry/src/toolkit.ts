@@ -34,7 +34,7 @@ import { mergeResponses } from './responses.js';
 import type { Skill } from './skills.js';
 import { registerSkill } from './skills.js';
 import { END_CHUNK, asLast, failure, isPlainResult, runToolStream, single } from './tool-stream.js';
-import { nullsToAbsent } from './tool-schema.js';
+import { validateRegistered } from './validate-registered.js';
 import type {
   NamesakeStrategy,
   RegisterOptions,
@@ -525,10 +525,7 @@ export class Toolkit {
     if (!this.isActive(name)) return undefined;
     const parsed = parseToolArguments(raw);
     if (!parsed.ok) return undefined;
-    let args = parsed.value;
-    if (registered.presetArgs !== undefined) args = { ...args, ...registered.presetArgs };
-    args = nullsToAbsent(args, registered.tool.parameters);
-    const validation = registered.tool.validate(args);
+    const validation = validateRegistered(registered, parsed.value);
     if (!validation.ok) return undefined;
     const value = validation.value;
     const cancellation = new CallCancellation();
@@ -658,10 +655,7 @@ export class Toolkit {
         ),
       );
     }
-    let args = invocation.arguments;
-    if (registered.presetArgs !== undefined) args = { ...args, ...registered.presetArgs };
-    args = nullsToAbsent(args, registered.tool.parameters);
-    const validation = registered.tool.validate(args);
+    const validation = validateRegistered(registered, invocation.arguments);
     if (!validation.ok) {
       return single(
         errorResponse(

@@ -137,3 +137,32 @@ describe('background tasks without setup', () => {
     await toolkit.close();
   });
 });
+
+describe('background tasks and strict-mode nulls', () => {
+  it('starts a task when an optional field is null, as strict provider schemas send it', async () => {
+    const toolkit = new Toolkit();
+    toolkit.register(
+      defineTool({
+        name: 'null_job',
+        description: 'job',
+        background: true,
+        parameters: z.object({ label: z.string().optional() }),
+        execute: async ({ label }) => `label: ${label ?? 'none'}`,
+      }),
+    );
+    const started = await toolkit.callToCompletion({
+      id: '1',
+      name: 'null_job',
+      arguments: '{"label": null}',
+    });
+    expect(responseText(started)).toMatch(/Started background task/);
+    const taskId = (started.metadata?.task as { taskId: string }).taskId;
+    const result = await toolkit.callToCompletion({
+      id: '2',
+      name: 'wait_task',
+      arguments: JSON.stringify({ task_id: taskId }),
+    });
+    expect(responseText(result)).toMatch(/label: none$/);
+    await toolkit.close();
+  });
+});
