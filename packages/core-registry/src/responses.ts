@@ -6,6 +6,14 @@ import type { ContentBlock, ToolResponse } from '@quiver/core';
  * mid-text), `isError` if any chunk is an error, metadata merged (later chunks win).
  */
 export function mergeResponses(chunks: readonly ToolResponse[]): ToolResponse {
+  if (chunks.length === 1) {
+    // One chunk (most calls): a copy of it, marked last; nothing to join.
+    const chunk = chunks[0]!;
+    const merged: ToolResponse = { content: chunk.content.slice(), isLast: true };
+    if (chunk.isError) merged.isError = true;
+    if (chunk.metadata) merged.metadata = { ...chunk.metadata };
+    return merged;
+  }
   const content: ContentBlock[] = [];
   let isError = false;
   let metadata: Record<string, unknown> | undefined;

@@ -129,11 +129,14 @@ function compileJsonSchema(schema: JsonSchema): CompiledSchema {
   delete jsonSchema.$schema;
   delete jsonSchema.$id;
   const known = new Set(Object.keys(root.properties ?? {}));
+  // ajv changes the object it validates only to fill in defaults (useDefaults): a schema without
+  // any `default` validates the arguments as they are, with no copy.
+  const mutates = hasDefault(root);
   return {
     jsonSchema,
     validate(args) {
       // ajv applies defaults in place: validate a copy so the caller's object is never changed.
-      const copy = structuredClone(args);
+      const copy = mutates ? structuredClone(args) : args;
       if (validate(copy)) return { ok: true, value: copy };
       return {
         ok: false,
@@ -141,6 +144,16 @@ function compileJsonSchema(schema: JsonSchema): CompiledSchema {
       };
     },
   };
+}
+
+/** Whether a `default` keyword appears anywhere in the schema (over-counting is harmless). */
+function hasDefault(node: unknown): boolean {
+  if (Array.isArray(node)) return node.some(hasDefault);
+  if (typeof node !== 'object' || node === null) return false;
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'default' || hasDefault(value)) return true;
+  }
+  return false;
 }
 
 /** Remove what zod adds that models do not need ($schema, ±2^53 bounds on integers). */

@@ -9,6 +9,7 @@ import {
   toToolResponse,
 } from '@quiver/core';
 import type { CallCancellation } from './call-cancellation.js';
+import { mergeResponses } from './responses.js';
 
 /** @internal The empty chunk that ends a stream whose last chunk was not marked. */
 export const END_CHUNK: ToolResponse = Object.freeze({ content: [], isLast: true }) as ToolResponse;
@@ -281,5 +282,313 @@ function lastChunk(
     return asLast(chunk);
   } catch (error) {
     return failure(toolName, error);
+  }
+}
+
+type RunStep = IteratorResult<ToolResponse, undefined>;
+
+const identity = (chunk: ToolResponse): ToolResponse => chunk;
+
+/**
+ * @internal The stream of a call on the toolkit's direct path (no middleware) whose tool started
+ * something asynchronous: a Promise, or a sync or async iterator. It does what
+ * `runToolStream` + `streamResult` + the toolkit's `#drive` do together (timeout, cancellation by
+ * the caller's signal or `toolkit.close()`, exactly one chunk marked last, the tool stopped when
+ * the reader stops early) as one small iterator: no generator, no `Promise.race` and no
+ * AbortController of its own, so that a call to a remote tool (an MCP server) costs about what
+ * the remote call costs. What the tool produces after a timeout or cancellation is discarded.
+ */
+export class ToolRun implements AsyncIterableIterator<ToolResponse> {
+  readonly #name: string;
+  readonly #cancellation: CallCancellation;
+  readonly #timeoutMs: number | undefined;
+  readonly #postprocess: ((chunk: ToolResponse) => ToolResponse) | undefined;
+  readonly #callerSignal: AbortSignal | undefined;
+  readonly #inFlight: Set<CallCancellation>;
+  /** What the tool returned, until the first read: a thenable, or an iterator. */
+  #started: unknown;
+  #iterator: Iterator<unknown> | AsyncIterator<unknown> | undefined;
+  #iteratorDone = false;
+  #begun = false;
+  #ended = false;
+  /** The last chunk of a run that ended while no read was waiting: the next read gets it. */
+  #final: ToolResponse | undefined;
+  #deadline = Infinity;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  /** Answers the read in progress. */
+  #waiter: ((step: RunStep | Promise<RunStep>) => void) | undefined;
+  #reading: Promise<RunStep> | undefined;
+  #relay: (() => void) | undefined;
+
+  constructor(
+    name: string,
+    started: unknown,
+    cancellation: CallCancellation,
+    timeoutMs: number | undefined,
+    postprocess: ((chunk: ToolResponse) => ToolResponse) | undefined,
+    callerSignal: AbortSignal | undefined,
+    inFlight: Set<CallCancellation>,
+  ) {
+    this.#name = name;
+    this.#started = started;
+    this.#cancellation = cancellation;
+    this.#timeoutMs = timeoutMs;
+    this.#postprocess = postprocess;
+    this.#callerSignal = callerSignal;
+    this.#inFlight = inFlight;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<ToolResponse> {
+    return this;
+  }
+
+  next(): Promise<RunStep> {
+    // A read while another is pending waits for it (as with an async generator).
+    if (this.#reading !== undefined) return this.#reading.then(() => this.next());
+    if (!this.#begun) this.#begin();
+    if (!this.#ended && this.#cancellation.aborted) this.#stop();
+    if (this.#ended) {
+      const final = this.#final;
+      this.#final = undefined;
+      return Promise.resolve(final !== undefined ? { done: false, value: final } : DONE);
+    }
+    const started = this.#started;
+    if (started !== undefined) {
+      this.#started = undefined;
+      if (isThenable(started)) return this.#wait(started, (value) => this.#onResult(value))!;
+      this.#iterator = started as Iterator<unknown> | AsyncIterator<unknown>;
+    }
+    return this.#pull();
+  }
+
+  return(): Promise<RunStep> {
+    if (!this.#ended) {
+      // The reader stopped before the call ended: tell whatever is still running to stop.
+      if (!this.#cancellation.aborted) this.#cancellation.abort(new ToolAbortedError(this.#name));
+      this.#end();
+    }
+    this.#final = undefined;
+    return Promise.resolve(DONE);
+  }
+
+  /** First read: start the clock; listen for the caller's abort and the toolkit's close. */
+  #begin(): void {
+    this.#begun = true;
+    this.#inFlight.add(this.#cancellation);
+    const timeoutMs = this.#timeoutMs;
+    if (timeoutMs !== undefined) {
+      this.#timer = setTimeout(() => this.#timeOut(), timeoutMs);
+      this.#deadline = Date.now() + timeoutMs;
+    }
+    this.#cancellation.onAbort = () => this.#stop();
+    const callerSignal = this.#callerSignal;
+    if (callerSignal !== undefined) {
+      if (callerSignal.aborted) this.#cancellation.abort(callerSignal.reason);
+      else {
+        this.#relay = () => this.#cancellation.abort(callerSignal.reason);
+        callerSignal.addEventListener('abort', this.#relay, { once: true });
+      }
+    }
+  }
+
+  #timeOut(): void {
+    if (this.#timeoutMs !== undefined)
+      this.#cancellation.abort(new ToolTimeoutError(this.#name, this.#timeoutMs));
+  }
+
+  /** Aborted (timeout, caller, close): end now; the stop chunk answers the pending or next read. */
+  #stop(): void {
+    if (this.#ended) return;
+    const chunk = this.#stoppedChunk();
+    this.#end();
+    const waiter = this.#take();
+    if (waiter !== undefined) waiter({ done: false, value: chunk });
+    else this.#final = chunk;
+  }
+
+  /** Read the next item of the tool's iterator. */
+  #pull(): Promise<RunStep> {
+    let next: unknown;
+    try {
+      next = this.#iterator!.next();
+    } catch (error) {
+      this.#iteratorDone = true;
+      return Promise.resolve(this.#last(failure(this.#name, error)));
+    }
+    if (isThenable(next)) {
+      return this.#wait(next, (item) => this.#onItem(item as IteratorResult<unknown>))!;
+    }
+    return Promise.resolve(this.#onItem(next as IteratorResult<unknown>));
+  }
+
+  /**
+   * The whole call as one response (what `callToCompletion` wants). A Promise the tool returned
+   * is answered in one turn, without the iterator protocol in between.
+   */
+  complete(): Promise<ToolResponse> {
+    const started = this.#started;
+    if (this.#begun || !isThenable(started)) return this.#gather([]);
+    this.#begin();
+    if (this.#cancellation.aborted) return this.#gather([]);
+    this.#started = undefined;
+    return new Promise<ToolResponse>((resolve) => {
+      this.#wait(
+        started,
+        (value) => this.#onResult(value),
+        (step) =>
+          resolve(
+            isThenable(step) ? step.then((s) => this.#gatherFrom(s)) : this.#gatherFrom(step),
+          ),
+      );
+    });
+  }
+
+  #gatherFrom(step: RunStep): ToolResponse | Promise<ToolResponse> {
+    if (step.done) return mergeResponses([]);
+    return step.value.isLast === true ? mergeResponses([step.value]) : this.#gather([step.value]);
+  }
+
+  async #gather(chunks: ToolResponse[]): Promise<ToolResponse> {
+    for (;;) {
+      const step = await this.next();
+      if (step.done) break;
+      chunks.push(step.value);
+      if (step.value.isLast === true) break;
+    }
+    return mergeResponses(chunks);
+  }
+
+  /**
+   * Wait for `thenable`; a stop meanwhile answers the read at once (see #stop). `answer` takes
+   * the step instead of a new read promise (see complete()).
+   */
+  #wait(
+    thenable: PromiseLike<unknown>,
+    onValue: (value: unknown) => RunStep | Promise<RunStep>,
+    answer?: (step: RunStep | Promise<RunStep>) => void,
+  ): Promise<RunStep> | undefined {
+    let reading: Promise<RunStep> | undefined;
+    if (answer !== undefined) this.#waiter = answer;
+    else {
+      reading = new Promise<RunStep>((resolve) => {
+        this.#waiter = resolve;
+      });
+      this.#reading = reading;
+    }
+    const settle = (step: () => RunStep | Promise<RunStep>) => {
+      // Answered already (stopped, or the reader left): what came late goes nowhere.
+      const waiter = this.#take();
+      if (waiter === undefined) return;
+      let result: RunStep | Promise<RunStep>;
+      try {
+        result = step();
+      } catch (error) {
+        result = this.#last(failure(this.#name, error));
+      }
+      waiter(result);
+    };
+    const onRejected = (error: unknown) =>
+      settle(() => {
+        this.#iteratorDone = true;
+        return this.#last(failure(this.#name, error));
+      });
+    try {
+      (thenable instanceof Promise ? thenable : Promise.resolve(thenable)).then(
+        (value) => settle(() => onValue(value)),
+        onRejected,
+      );
+    } catch (error) {
+      onRejected(error);
+    }
+    return reading;
+  }
+
+  /** Take the pending read's resolver (undefined when none is pending). */
+  #take(): ((step: RunStep | Promise<RunStep>) => void) | undefined {
+    const waiter = this.#waiter;
+    this.#waiter = undefined;
+    this.#reading = undefined;
+    return waiter;
+  }
+
+  /** The tool's Promise resolved: its value is the answer, or an iterator to read. */
+  #onResult(value: unknown): RunStep | Promise<RunStep> {
+    if (this.#ended) return this.next();
+    if (!isIterator(value))
+      return this.#last(lastChunk(this.#name, value, this.#postprocess ?? identity));
+    this.#iterator = value;
+    return this.#pull();
+  }
+
+  #onItem(item: IteratorResult<unknown>): RunStep {
+    // A generator that never awaits starves the event loop, so the timer could never fire: each
+    // step also checks the clock.
+    if (this.#deadline !== Infinity && !this.#cancellation.aborted && Date.now() >= this.#deadline)
+      this.#timeOut();
+    if (this.#ended || this.#cancellation.aborted) {
+      if (!this.#ended) this.#stop();
+      const final = this.#final ?? this.#stoppedChunk();
+      this.#final = undefined;
+      return { done: false, value: final };
+    }
+    if (item.done) {
+      this.#iteratorDone = true;
+      return this.#last(
+        item.value === undefined
+          ? END_CHUNK
+          : lastChunk(this.#name, item.value, this.#postprocess ?? identity),
+      );
+    }
+    let chunk: ToolResponse;
+    try {
+      chunk = this.#finish(toToolResponse(item.value));
+    } catch (error) {
+      return this.#last(failure(this.#name, error));
+    }
+    if (chunk.isLast === true) return this.#last(chunk);
+    return { done: false, value: chunk };
+  }
+
+  #finish(chunk: ToolResponse): ToolResponse {
+    return this.#postprocess !== undefined ? this.#postprocess(chunk) : chunk;
+  }
+
+  #stoppedChunk(): ToolResponse {
+    const reason = this.#cancellation.reason;
+    return asLast(
+      errorResponse(
+        reason instanceof ToolTimeoutError
+          ? reason
+          : new ToolAbortedError(this.#name, { cause: reason }),
+      ),
+    );
+  }
+
+  /** The final chunk: end the run, then hand the chunk out. */
+  #last(chunk: ToolResponse): RunStep {
+    this.#end();
+    return { done: false, value: chunk };
+  }
+
+  #end(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#cancellation.onAbort = undefined;
+    if (this.#relay !== undefined) this.#callerSignal?.removeEventListener('abort', this.#relay);
+    this.#cancellation.release();
+    this.#inFlight.delete(this.#cancellation);
+    const iterator = this.#iterator;
+    if (iterator !== undefined && !this.#iteratorDone) {
+      // Stopped before the tool's generator finished: abort its signal (for work it started
+      // alongside) and stop the generator without waiting for it; its later output goes nowhere.
+      if (!this.#cancellation.aborted) this.#cancellation.abort(new ToolAbortedError(this.#name));
+      try {
+        const closing = iterator.return?.();
+        if (isThenable(closing)) Promise.resolve(closing).catch(() => {});
+      } catch {
+        // A generator that throws while closing has nothing more to tell the caller.
+      }
+    }
   }
 }

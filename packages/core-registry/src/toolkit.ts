@@ -33,7 +33,15 @@ import { backgroundTasksOf, enableBackgroundTasks } from './background-tasks.js'
 import { mergeResponses } from './responses.js';
 import type { Skill } from './skills.js';
 import { registerSkill } from './skills.js';
-import { END_CHUNK, asLast, failure, isPlainResult, runToolStream, single } from './tool-stream.js';
+import {
+  END_CHUNK,
+  ToolRun,
+  asLast,
+  failure,
+  isPlainResult,
+  runToolStream,
+  single,
+} from './tool-stream.js';
 import { validateRegistered } from './validate-registered.js';
 import type {
   NamesakeStrategy,
@@ -463,10 +471,20 @@ export class Toolkit {
     return this.#call(toolCall, context);
   }
 
-  /** Call a tool and gather its stream into one response (contents joined, adjacent text merged). */
+  /**
+   * Call a tool and gather its stream into one response (contents joined, adjacent text merged).
+   * The tool sees `context.streaming === false`, so it may skip progress nobody will see.
+   */
   async callToCompletion(toolCall: ToolCall, context: CallContext = {}): Promise<ToolResponse> {
     const chunks: ToolResponse[] = [];
-    for await (const chunk of this.#call(toolCall, context)) chunks.push(chunk);
+    const gathered = context.streaming === false ? context : { ...context, streaming: false };
+    const stream = this.#call(toolCall, gathered);
+    if (stream instanceof ToolRun) return stream.complete();
+    for await (const chunk of stream) {
+      chunks.push(chunk);
+      // The chunk marked last is the end of the stream: no need to wait a turn to learn so.
+      if (chunk.isLast === true) break;
+    }
     return mergeResponses(chunks);
   }
 
@@ -551,19 +569,15 @@ export class Toolkit {
         return single(failure(name, error));
       }
     }
-    // The tool started something asynchronous: stream it like any other call.
-    return this.#drive(
+    // The tool started something asynchronous: stream it with the timeout and cancellation.
+    return new ToolRun(
       name,
-      () =>
-        runToolStream(
-          name,
-          () => result,
-          cancellation.for(context),
-          registered.timeoutMs ?? this.defaultTimeoutMs,
-          finish,
-        ),
+      result,
       cancellation,
+      registered.timeoutMs ?? this.defaultTimeoutMs,
+      finish,
       partial.signal,
+      this.#inFlight,
     );
   }
 
@@ -637,6 +651,7 @@ export class Toolkit {
     // Optional fields stay absent rather than `undefined` (no conditional spreads: hot path).
     if (partial.workDir !== undefined) context.workDir = partial.workDir;
     if (partial.namespace !== undefined) context.namespace = partial.namespace;
+    if (partial.streaming !== undefined) context.streaming = partial.streaming;
     return cancellation.attach(context);
   }
 

@@ -19,6 +19,12 @@ export interface ToolContext {
   language?: Language;
   /** Who is calling, e.g. `main` or a sub-agent's name; used to count duplicate calls separately. */
   namespace?: string;
+  /**
+   * `false` when the caller gathers the call into one response (e.g. `Toolkit.callToCompletion`)
+   * and never sees partial chunks: a tool may then skip producing progress updates. Absent or
+   * `true`: partial chunks may reach the user.
+   */
+  streaming?: boolean;
 }
 
 /** Build a complete {@link ToolContext} from the parts a caller has; everything else gets a default. */
@@ -32,5 +38,6 @@ export function createToolContext(partial: Partial<ToolContext> = {}): ToolConte
     ...(partial.workDir !== undefined ? { workDir: partial.workDir } : {}),
     ...(partial.language !== undefined ? { language: partial.language } : {}),
     ...(partial.namespace !== undefined ? { namespace: partial.namespace } : {}),
+    ...(partial.streaming !== undefined ? { streaming: partial.streaming } : {}),
   };
 }

@@ -74,33 +74,54 @@ async function startHttpServer() {
   return { url: `http://127.0.0.1:${port}/mcp`, stop: () => child.kill('SIGKILL') };
 }
 
+/** A small seeded PRNG (mulberry32): the same call order in every run. */
+function random(seed) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 /**
- * Time `bridged` against `bare`, plus `control`: a second bare client on its own connection (and,
- * for stdio, its own server process). bare-vs-control shows how far two identical clients drift
- * apart on this machine: the noise floor any ratio has to be read against.
+ * Time `bridged` (Quiver, gathered with callToCompletion), `streamed` (Quiver, read as a stream
+ * with call(), which also asks the server for progress) and `bare`, plus `control`: a second bare
+ * client on its own connection (and, for stdio, its own server process). bare-vs-control shows
+ * how far two identical clients drift apart on this machine: the noise floor any ratio has to be
+ * read against. Each round runs every client once in a shuffled order, so that no client always
+ * runs right after the same other one (on this VM, what ran just before moves a call by ±30 µs).
  */
-async function measure(label, bridged, bare, control) {
-  const runners = [bridged, bare, control];
+async function measure(label, bridged, streamed, bare, control) {
+  const runners = [bridged, streamed, bare, control];
   for (let index = 0; index < warmup; index++) for (const run of runners) await run();
   const samples = runners.map(() => []);
+  const next = random(42);
+  const order = runners.map((_, index) => index);
   for (let index = 0; index < iterations; index++) {
-    // Rotate who goes first, so that none always runs right after another's garbage.
-    for (let step = 0; step < runners.length; step++) {
-      const which = (index + step) % runners.length;
+    for (let slot = order.length - 1; slot > 0; slot--) {
+      const other = Math.floor(next() * (slot + 1));
+      [order[slot], order[other]] = [order[other], order[slot]];
+    }
+    for (const which of order) {
       const started = performance.now();
       await runners[which]();
       samples[which].push(performance.now() - started);
     }
   }
-  const [quiver, sdk, twin] = samples.map(summary);
+  const [quiver, quiverStreamed, sdk, twin] = samples.map(summary);
   return {
     transport: label,
     iterations,
     bareSdkMs: sdk,
     quiverBridgeMs: quiver,
+    quiverStreamedMs: quiverStreamed,
     controlBareSdkMs: twin,
     ratioP50: round(quiver.p50 / sdk.p50),
     ratioP99: round(quiver.p99 / sdk.p99),
+    streamedRatioP50: round(quiverStreamed.p50 / sdk.p50),
     controlRatioP50: round(twin.p50 / sdk.p50),
   };
 }
@@ -110,10 +131,17 @@ const results = [];
 
 // stdio: one process of the same server program per client.
 {
-  const manager = new MCPManager({
-    servers: { everything: { command: process.execPath, args: [everything, 'stdio'] } },
-  });
-  await manager.connect();
+  // One manager (so one server process) per Quiver client, as for the bare ones: every server
+  // then gets exactly one call per round.
+  const stdioManager = async () => {
+    const made = new MCPManager({
+      servers: { everything: { command: process.execPath, args: [everything, 'stdio'] } },
+    });
+    await made.connect();
+    return made;
+  };
+  const manager = await stdioManager();
+  const streamingManager = await stdioManager();
   const stdioClient = async () => {
     const client = new Client({ name: 'bench', version: '1' });
     await client.connect(
@@ -135,6 +163,11 @@ const results = [];
         const response = await manager.toolkit.callToCompletion(call);
         if (response.isError) throw new Error(JSON.stringify(response));
       },
+      async () => {
+        for await (const chunk of streamingManager.toolkit.call(call)) {
+          if (chunk.isError) throw new Error(JSON.stringify(chunk));
+        }
+      },
       () => client.callTool({ name: 'echo', arguments: args }),
       () => twin.callTool({ name: 'echo', arguments: args }),
     ),
@@ -142,6 +175,7 @@ const results = [];
   await twin.close();
   await client.close();
   await manager.close();
+  await streamingManager.close();
 }
 
 // Streamable HTTP: one server process, one session per client.
@@ -150,6 +184,8 @@ const results = [];
   try {
     const manager = new MCPManager({ servers: { everything: { url: server.url } } });
     await manager.connect();
+    const streamingManager = new MCPManager({ servers: { everything: { url: server.url } } });
+    await streamingManager.connect();
     const httpClient = async () => {
       const client = new Client({ name: 'bench', version: '1' });
       await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
@@ -165,6 +201,11 @@ const results = [];
           const response = await manager.toolkit.callToCompletion(call);
           if (response.isError) throw new Error(JSON.stringify(response));
         },
+        async () => {
+          for await (const chunk of streamingManager.toolkit.call(call)) {
+            if (chunk.isError) throw new Error(JSON.stringify(chunk));
+          }
+        },
         () => client.callTool({ name: 'echo', arguments: args }),
         () => twin.callTool({ name: 'echo', arguments: args }),
       ),
@@ -172,6 +213,7 @@ const results = [];
     await twin.close();
     await client.close();
     await manager.close();
+    await streamingManager.close();
   } finally {
     server.stop();
   }
@@ -181,10 +223,12 @@ const rows = results.map((row) => ({
   transport: row.transport,
   'bare SDK p50 (ms)': row.bareSdkMs.p50,
   'Quiver p50 (ms)': row.quiverBridgeMs.p50,
+  'Quiver streamed p50 (ms)': row.quiverStreamedMs.p50,
   'bare SDK p99 (ms)': row.bareSdkMs.p99,
   'Quiver p99 (ms)': row.quiverBridgeMs.p99,
   'ratio p50': row.ratioP50,
   'ratio p99': row.ratioP99,
+  'streamed ratio p50': row.streamedRatioP50,
   'control ratio p50': row.controlRatioP50,
   [`within ${TARGET}x (p50)`]: row.ratioP50 <= TARGET ? 'yes' : 'NO',
 }));

@@ -3,7 +3,7 @@ import type { ContentBlock, Logger, ToolContext, ToolFlags, ToolResponse } from 
 import { TOOL_NAME_PATTERN, errorMessage, silentLogger } from '@quiver/core';
 import type { NamesakeStrategy, Tool } from '@quiver/core-registry';
 import { Toolkit, defineTool } from '@quiver/core-registry';
-import type { Progress, Tool as MCPTool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Progress, Tool as MCPTool } from '@modelcontextprotocol/sdk/types.js';
 import type { MCPServerConfig, MCPServersConfig } from './config.js';
 import { isStdioConfig, loadMCPServersConfig, parseMCPServersConfig } from './config.js';
 import { fromMCPResult } from './content-mapping.js';
@@ -517,41 +517,125 @@ export class MCPManager {
 }
 
 /**
- * Forward one call and stream it: each progress notification is a partial response (empty
- * content, `metadata.progress`), the result is the final one.
+ * Forward one call. A caller that gathers the call into one response (`context.streaming`
+ * false) gets a Promise of the result: no progress token is sent, since nobody would see the
+ * notifications. Otherwise the call is streamed: each progress notification is a partial response (empty
+ * content, `metadata.progress`), the result is the final one (the iterator's return value).
+ * A small iterator rather than an async generator: a bridged call should cost what the MCP call
+ * costs, and each generator step adds promise turns.
  */
-async function* streamCall(
+function streamCall(
   connection: ServerConnection,
   toolName: string,
   args: Record<string, unknown>,
   context: ToolContext,
   timeoutMs: number,
-): AsyncGenerator<ToolResponse, ToolResponse, undefined> {
-  const pending: Progress[] = [];
-  let wake: (() => void) | undefined;
-  let settled = false;
-  const result = connection.callTool(toolName, args, {
-    signal: context.signal,
-    timeoutMs,
-    onProgress: (progress) => {
-      pending.push(progress);
-      wake?.();
-    },
-  });
-  const done = () => {
-    settled = true;
-    wake?.();
-  };
-  result.then(done, done);
-  for (;;) {
-    while (pending.length > 0) yield progressChunk(pending.shift()!, connection.name);
-    if (settled) break;
-    await new Promise<void>((resolve) => {
-      wake = resolve;
-    });
-    wake = undefined;
+): AsyncIterableIterator<ToolResponse> | Promise<ToolResponse> {
+  if (context.streaming !== false) {
+    return new CallStream(connection, toolName, args, context, timeoutMs);
   }
-  return fromMCPResult(await result, { serverName: connection.name, toolName });
+  // The caller gathers the call into one response: no progress to stream, just the result.
+  return connection.callTool(toolName, args, { signal: context.signal, timeoutMs }, (result) =>
+    fromMCPResult(result, { serverName: connection.name, toolName }),
+  );
+}
+
+type CallStep = IteratorResult<ToolResponse, ToolResponse | undefined>;
+type CallOutcome = { ok: true; result: CallToolResult } | { ok: false; error: unknown };
+
+class CallStream implements AsyncIterableIterator<ToolResponse> {
+  readonly #pending: Progress[] = [];
+  readonly #serverName: string;
+  readonly #toolName: string;
+  #outcome: CallOutcome | undefined;
+  #finished = false;
+  #waiter: { resolve: (step: CallStep) => void; reject: (error: unknown) => void } | undefined;
+
+  constructor(
+    connection: ServerConnection,
+    toolName: string,
+    args: Record<string, unknown>,
+    context: ToolContext,
+    timeoutMs: number,
+  ) {
+    this.#serverName = connection.name;
+    this.#toolName = toolName;
+    connection
+      .callTool(toolName, args, {
+        signal: context.signal,
+        timeoutMs,
+        onProgress: (progress: Progress) => {
+          const waiter = this.#waiter;
+          if (waiter !== undefined) {
+            this.#waiter = undefined;
+            waiter.resolve({ done: false, value: progressChunk(progress, this.#serverName) });
+          } else this.#pending.push(progress);
+        },
+      })
+      .then(
+        (result) => this.#settle({ ok: true, result }),
+        (error: unknown) => this.#settle({ ok: false, error }),
+      );
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<ToolResponse> {
+    return this;
+  }
+
+  next(): Promise<CallStep> {
+    const progress = this.#pending.shift();
+    if (progress !== undefined) {
+      return Promise.resolve({ done: false, value: progressChunk(progress, this.#serverName) });
+    }
+    if (this.#outcome !== undefined || this.#finished) {
+      return new Promise((resolve, reject) => this.#answer({ resolve, reject }));
+    }
+    return new Promise((resolve, reject) => {
+      this.#waiter = { resolve, reject };
+    });
+  }
+
+  return(): Promise<CallStep> {
+    // The toolkit aborts the call's signal before it stops reading; nothing else to release.
+    this.#finished = true;
+    this.#pending.length = 0;
+    const waiter = this.#waiter;
+    this.#waiter = undefined;
+    waiter?.resolve({ done: true, value: undefined });
+    return Promise.resolve({ done: true, value: undefined });
+  }
+
+  #settle(outcome: CallOutcome): void {
+    this.#outcome = outcome;
+    const waiter = this.#waiter;
+    this.#waiter = undefined;
+    if (waiter !== undefined) this.#answer(waiter);
+  }
+
+  /** The end of the stream: the mapped result, or the call's error (once). */
+  #answer(waiter: { resolve: (step: CallStep) => void; reject: (error: unknown) => void }): void {
+    const outcome = this.#outcome;
+    if (this.#finished || outcome === undefined) {
+      waiter.resolve({ done: true, value: undefined });
+      return;
+    }
+    this.#finished = true;
+    if (!outcome.ok) {
+      waiter.reject(outcome.error);
+      return;
+    }
+    try {
+      waiter.resolve({
+        done: true,
+        value: fromMCPResult(outcome.result, {
+          serverName: this.#serverName,
+          toolName: this.#toolName,
+        }),
+      });
+    } catch (error) {
+      waiter.reject(error);
+    }
+  }
 }
 
 function progressChunk(progress: Progress, serverName: string): ToolResponse {

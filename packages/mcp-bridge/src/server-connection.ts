@@ -372,23 +372,58 @@ export class ServerConnection {
    * @throws ToolTimeoutError, ToolAbortedError (or the signal's reason), MCPServerDisconnectedError,
    * MCPConnectionError, ToolExecutionError (code `mcp_request_failed`) for a JSON-RPC error
    */
-  async callTool(
+  callTool(
     toolName: string,
     args: Record<string, unknown>,
     options: ConnectionCallOptions,
-  ): Promise<CallToolResult> {
-    const client = await this.ensureConnected(options.signal);
+  ): Promise<CallToolResult>;
+  /** Call a tool and map its result in the same turn (`onResult` may throw). */
+  callTool<T>(
+    toolName: string,
+    args: Record<string, unknown>,
+    options: ConnectionCallOptions,
+    onResult: (result: CallToolResult) => T,
+  ): Promise<T>;
+  callTool<T>(
+    toolName: string,
+    args: Record<string, unknown>,
+    options: ConnectionCallOptions,
+    onResult?: (result: CallToolResult) => T,
+  ): Promise<T | CallToolResult> {
+    const client = this.state === 'connected' ? this.#client : undefined;
+    // Connected (the usual case): send at once, without waiting a turn for ensureConnected.
+    if (client !== undefined) return this.#callTool(client, toolName, args, options, onResult);
+    return this.ensureConnected(options.signal).then((connected) =>
+      this.#callTool(connected, toolName, args, options, onResult),
+    );
+  }
+
+  #callTool<T>(
+    client: Client,
+    toolName: string,
+    args: Record<string, unknown>,
+    options: ConnectionCallOptions,
+    onResult: ((result: CallToolResult) => T) | undefined,
+  ): Promise<T | CallToolResult> {
+    let sent: Promise<unknown>;
     try {
-      return (await client.callTool({ name: toolName, arguments: args }, CallToolResultSchema, {
+      sent = client.callTool({ name: toolName, arguments: args }, CallToolResultSchema, {
         ...(options.signal ? { signal: options.signal } : {}),
         timeout: options.timeoutMs,
         ...(options.onProgress
           ? { onprogress: options.onProgress, resetTimeoutOnProgress: false }
           : {}),
-      })) as CallToolResult;
+      });
     } catch (error) {
-      throw this.#callError(error, toolName, options);
+      return Promise.reject(this.#callError(error, toolName, options));
     }
+    return sent.then(
+      (result): T | CallToolResult =>
+        onResult !== undefined ? onResult(result as CallToolResult) : (result as CallToolResult),
+      (error: unknown) => {
+        throw this.#callError(error, toolName, options);
+      },
+    );
   }
 
   /** Send any request through the client (resources, prompts). */

@@ -155,6 +155,21 @@ describe('MCPManager with server-everything over stdio', () => {
     });
   });
 
+  it('callToCompletion does not ask for progress nobody would see, and still gets the result', async () => {
+    const merged = await toolkit.callToCompletion({
+      id: '7b',
+      name: 'everything__trigger-long-running-operation',
+      arguments: '{"duration":0.3,"steps":3}',
+    });
+    expect(merged.isError).toBeUndefined();
+    expect(merged.content[0]).toMatchObject({
+      type: 'text',
+      text: expect.stringContaining('completed'),
+    });
+    // The server sends progress only for a request that carries a progress token.
+    expect(merged.metadata?.progress).toBeUndefined();
+  });
+
   it('stops a call at its timeout and reports it as a timeout', async () => {
     const timed = new Toolkit();
     const short = new MCPManager({
