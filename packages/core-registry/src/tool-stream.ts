@@ -11,11 +11,10 @@ import {
 import type { CallCancellation } from './call-cancellation.js';
 import { mergeResponses } from './responses.js';
 
+const identity = (chunk: ToolResponse): ToolResponse => chunk;
+
 /** @internal The empty chunk that ends a stream whose last chunk was not marked. */
 export const END_CHUNK: ToolResponse = Object.freeze({ content: [], isLast: true }) as ToolResponse;
-
-type Step =
-  { kind: 'value'; value: unknown } | { kind: 'error'; error: unknown } | { kind: 'stop' };
 
 /** @internal True for what a tool returns that needs no streaming: not a promise, not an iterator. */
 export function isPlainResult(value: unknown): boolean {
@@ -60,7 +59,7 @@ export function failure(toolName: string, error: unknown): ToolResponse {
 /**
  * @internal Run a tool's `execute` and stream what it produces as ToolResponse chunks, the last
  * one marked `isLast`. Never throws. A plain value (the common case) is answered without a
- * timer, a listener or an AbortController; a Promise or a generator goes to {@link streamResult}.
+ * timer, a listener or an AbortController; a Promise or a generator goes to {@link ToolRun}.
  */
 export async function* runToolStream(
   toolName: string,
@@ -72,7 +71,7 @@ export async function* runToolStream(
   try {
     if (cancellation.aborted) {
       // Cancelled before it started (the caller's signal was already aborted): do not run it.
-      yield stoppedChunk(toolName, cancellation.controller.signal);
+      yield stoppedChunk(toolName, cancellation.reason);
       return;
     }
     let result: unknown;
@@ -82,13 +81,11 @@ export async function* runToolStream(
       yield failure(toolName, error);
       return;
     }
-    const finish = (chunk: ToolResponse): ToolResponse =>
-      postprocess ? postprocess(chunk) : chunk;
-    if (!isThenable(result) && !isIterator(result)) {
-      yield lastChunk(toolName, result, finish);
+    if (isPlainResult(result)) {
+      yield lastChunk(toolName, result, postprocess ?? identity);
       return;
     }
-    yield* streamResult(toolName, result, cancellation, timeoutMs, finish);
+    yield* new ToolRun(toolName, result, cancellation, timeoutMs, postprocess);
   } finally {
     cancellation.release();
   }
@@ -129,130 +126,8 @@ export function single(response: ToolResponse): AsyncIterable<ToolResponse> {
   return new SingleChunk(asLast(response));
 }
 
-/**
- * Stream a Promise or a (sync or async) generator a tool returned. At `timeoutMs` (or when
- * `cancellation` aborts) it stops reading, aborts the tool's signal, yields a timeout (or
- * cancellation) error, and discards anything the tool produces later.
- */
-async function* streamResult(
-  toolName: string,
-  started: unknown,
-  cancellation: CallCancellation,
-  timeoutMs: number | undefined,
-  finish: (chunk: ToolResponse) => ToolResponse,
-): AsyncGenerator<ToolResponse, void, undefined> {
-  let result = started;
-  const controller = cancellation.controller;
-  let stop!: () => void;
-  const stopped = new Promise<Step>((resolve) => {
-    stop = () => resolve({ kind: 'stop' });
-  });
-  const timeOut =
-    timeoutMs !== undefined
-      ? () => controller.abort(new ToolTimeoutError(toolName, timeoutMs))
-      : undefined;
-  const timer = timeOut !== undefined ? setTimeout(timeOut, timeoutMs) : undefined;
-  // A generator that never awaits (and a reader that never does either) starves the event loop,
-  // so the timer would never fire: each step also checks the clock.
-  const deadline = timeoutMs !== undefined ? Date.now() + timeoutMs : Infinity;
-  if (controller.signal.aborted) stop();
-  else controller.signal.addEventListener('abort', stop, { once: true });
-  const stopChunk = (): ToolResponse => stoppedChunk(toolName, controller.signal);
-
-  let iterator: Iterator<unknown> | AsyncIterator<unknown> | undefined;
-  let done = false;
-  try {
-    if (isThenable(result)) {
-      const step = await Promise.race([
-        Promise.resolve(result).then(
-          (value): Step => ({ kind: 'value', value }),
-          (error: unknown): Step => ({ kind: 'error', error }),
-        ),
-        stopped,
-      ]);
-      if (step.kind === 'stop') {
-        yield stopChunk();
-        return;
-      }
-      if (step.kind === 'error') {
-        yield failure(toolName, step.error);
-        return;
-      }
-      if (!isIterator(step.value)) {
-        yield lastChunk(toolName, step.value, finish);
-        return;
-      }
-      result = step.value;
-    }
-    iterator = result as Iterator<unknown> | AsyncIterator<unknown>;
-    for (;;) {
-      let step: Step;
-      try {
-        const next = iterator.next();
-        step = isThenable(next)
-          ? await Promise.race([
-              Promise.resolve(next).then(
-                (item): Step =>
-                  item.done
-                    ? { kind: 'value', value: { done: true, value: item.value } }
-                    : { kind: 'value', value: item },
-                (error: unknown): Step => ({ kind: 'error', error }),
-              ),
-              stopped,
-            ])
-          : { kind: 'value', value: next };
-      } catch (error) {
-        step = { kind: 'error', error };
-      }
-      if (timeOut !== undefined && !controller.signal.aborted && Date.now() >= deadline) timeOut();
-      if (controller.signal.aborted) step = { kind: 'stop' };
-      if (step.kind === 'stop') {
-        yield stopChunk();
-        return;
-      }
-      if (step.kind === 'error') {
-        done = true;
-        yield failure(toolName, step.error);
-        return;
-      }
-      const item = step.value as IteratorResult<unknown>;
-      if (item.done) {
-        done = true;
-        if (item.value === undefined) yield END_CHUNK;
-        else yield lastChunk(toolName, item.value, finish);
-        return;
-      }
-      let chunk: ToolResponse;
-      try {
-        chunk = finish(toToolResponse(item.value));
-      } catch (error) {
-        yield failure(toolName, error);
-        return;
-      }
-      yield chunk;
-      if (chunk.isLast === true) return;
-    }
-  } finally {
-    if (timer !== undefined) clearTimeout(timer);
-    controller.signal.removeEventListener('abort', stop);
-    if (iterator !== undefined && !done) {
-      // The reader stopped before the tool's generator finished: abort its signal (for work it
-      // started alongside) and stop the generator without waiting for it: a tool that ignores
-      // its signal must not hold the caller. Its later output goes nowhere.
-      if (!controller.signal.aborted) controller.abort(new ToolAbortedError(toolName));
-      try {
-        const closing = iterator.return?.();
-        if (isThenable(closing)) Promise.resolve(closing).catch(() => {});
-      } catch {
-        // A generator that throws while closing has nothing more to tell the caller.
-      }
-    }
-  }
-}
-
-/** The last chunk of a call stopped through its signal: a timeout, or a cancellation. */
-function stoppedChunk(toolName: string, signal: AbortSignal): ToolResponse {
-  const reason: unknown = signal.reason;
+/** The last chunk of a call stopped by its cancellation: a timeout, or an abort. */
+function stoppedChunk(toolName: string, reason: unknown): ToolResponse {
   return asLast(
     errorResponse(
       reason instanceof ToolTimeoutError
@@ -287,24 +162,24 @@ function lastChunk(
 
 type RunStep = IteratorResult<ToolResponse, undefined>;
 
-const identity = (chunk: ToolResponse): ToolResponse => chunk;
-
 /**
- * @internal The stream of a call on the toolkit's direct path (no middleware) whose tool started
- * something asynchronous: a Promise, or a sync or async iterator. It does what
- * `runToolStream` + `streamResult` + the toolkit's `#drive` do together (timeout, cancellation by
- * the caller's signal or `toolkit.close()`, exactly one chunk marked last, the tool stopped when
- * the reader stops early) as one small iterator: no generator, no `Promise.race` and no
- * AbortController of its own, so that a call to a remote tool (an MCP server) costs about what
- * the remote call costs. What the tool produces after a timeout or cancellation is discarded.
+ * @internal The stream of a tool that started something asynchronous: a Promise, or a sync or
+ * async iterator. It enforces the timeout (also between steps of a generator that never awaits),
+ * ends at the cancellation (the caller's signal, `toolkit.close()`), marks exactly one chunk
+ * last, and stops the tool when the reader stops early; what the tool produces after that is
+ * discarded. On the toolkit's direct path (no middleware) it is the whole stream, and also links
+ * the caller's signal and the toolkit's in-flight set (what `#drive` does on the general path).
+ * One small iterator, with no generator, no `Promise.race` and no AbortController of its own:
+ * a call to a remote tool (an MCP server) should cost about what the remote call costs.
  */
 export class ToolRun implements AsyncIterableIterator<ToolResponse> {
   readonly #name: string;
   readonly #cancellation: CallCancellation;
   readonly #timeoutMs: number | undefined;
-  readonly #postprocess: ((chunk: ToolResponse) => ToolResponse) | undefined;
+  /** The tool's postprocess hook for each chunk (identity when it has none). */
+  readonly #finish: (chunk: ToolResponse) => ToolResponse;
   readonly #callerSignal: AbortSignal | undefined;
-  readonly #inFlight: Set<CallCancellation>;
+  readonly #inFlight: Set<CallCancellation> | undefined;
   /** What the tool returned, until the first read: a thenable, or an iterator. */
   #started: unknown;
   #iterator: Iterator<unknown> | AsyncIterator<unknown> | undefined;
@@ -326,14 +201,14 @@ export class ToolRun implements AsyncIterableIterator<ToolResponse> {
     cancellation: CallCancellation,
     timeoutMs: number | undefined,
     postprocess: ((chunk: ToolResponse) => ToolResponse) | undefined,
-    callerSignal: AbortSignal | undefined,
-    inFlight: Set<CallCancellation>,
+    callerSignal?: AbortSignal,
+    inFlight?: Set<CallCancellation>,
   ) {
     this.#name = name;
     this.#started = started;
     this.#cancellation = cancellation;
     this.#timeoutMs = timeoutMs;
-    this.#postprocess = postprocess;
+    this.#finish = postprocess ?? identity;
     this.#callerSignal = callerSignal;
     this.#inFlight = inFlight;
   }
@@ -374,7 +249,7 @@ export class ToolRun implements AsyncIterableIterator<ToolResponse> {
   /** First read: start the clock; listen for the caller's abort and the toolkit's close. */
   #begin(): void {
     this.#begun = true;
-    this.#inFlight.add(this.#cancellation);
+    this.#inFlight?.add(this.#cancellation);
     const timeoutMs = this.#timeoutMs;
     if (timeoutMs !== undefined) {
       this.#timer = setTimeout(() => this.#timeOut(), timeoutMs);
@@ -514,8 +389,7 @@ export class ToolRun implements AsyncIterableIterator<ToolResponse> {
   /** The tool's Promise resolved: its value is the answer, or an iterator to read. */
   #onResult(value: unknown): RunStep | Promise<RunStep> {
     if (this.#ended) return this.next();
-    if (!isIterator(value))
-      return this.#last(lastChunk(this.#name, value, this.#postprocess ?? identity));
+    if (!isIterator(value)) return this.#last(lastChunk(this.#name, value, this.#finish));
     this.#iterator = value;
     return this.#pull();
   }
@@ -534,9 +408,7 @@ export class ToolRun implements AsyncIterableIterator<ToolResponse> {
     if (item.done) {
       this.#iteratorDone = true;
       return this.#last(
-        item.value === undefined
-          ? END_CHUNK
-          : lastChunk(this.#name, item.value, this.#postprocess ?? identity),
+        item.value === undefined ? END_CHUNK : lastChunk(this.#name, item.value, this.#finish),
       );
     }
     let chunk: ToolResponse;
@@ -549,19 +421,8 @@ export class ToolRun implements AsyncIterableIterator<ToolResponse> {
     return { done: false, value: chunk };
   }
 
-  #finish(chunk: ToolResponse): ToolResponse {
-    return this.#postprocess !== undefined ? this.#postprocess(chunk) : chunk;
-  }
-
   #stoppedChunk(): ToolResponse {
-    const reason = this.#cancellation.reason;
-    return asLast(
-      errorResponse(
-        reason instanceof ToolTimeoutError
-          ? reason
-          : new ToolAbortedError(this.#name, { cause: reason }),
-      ),
-    );
+    return stoppedChunk(this.#name, this.#cancellation.reason);
   }
 
   /** The final chunk: end the run, then hand the chunk out. */
@@ -577,7 +438,7 @@ export class ToolRun implements AsyncIterableIterator<ToolResponse> {
     this.#cancellation.onAbort = undefined;
     if (this.#relay !== undefined) this.#callerSignal?.removeEventListener('abort', this.#relay);
     this.#cancellation.release();
-    this.#inFlight.delete(this.#cancellation);
+    this.#inFlight?.delete(this.#cancellation);
     const iterator = this.#iterator;
     if (iterator !== undefined && !this.#iteratorDone) {
       // Stopped before the tool's generator finished: abort its signal (for work it started
