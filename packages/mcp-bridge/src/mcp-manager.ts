@@ -517,12 +517,11 @@ export class MCPManager {
 }
 
 /**
- * Forward one call. A caller that gathers the call into one response (`context.streaming`
- * false) gets a Promise of the result: no progress token is sent, since nobody would see the
- * notifications. Otherwise the call is streamed: each progress notification is a partial response (empty
- * content, `metadata.progress`), the result is the final one (the iterator's return value).
- * A small iterator rather than an async generator: a bridged call should cost what the MCP call
- * costs, and each generator step adds promise turns.
+ * Forward one call. A caller that gathers the call into one response (`context.streaming` false)
+ * gets a Promise of the result: no progress token is sent, since nobody would see the
+ * notifications. Otherwise the call is streamed: each progress notification is a partial response
+ * (empty content, `metadata.progress`) and the result is the final one (the iterator's return
+ * value). A small iterator rather than an async generator: each generator step adds promise turns.
  */
 function streamCall(
   connection: ServerConnection,
@@ -535,9 +534,9 @@ function streamCall(
     return new CallStream(connection, toolName, args, context, timeoutMs);
   }
   // The caller gathers the call into one response: no progress to stream, just the result.
-  return connection.callTool(toolName, args, { signal: context.signal, timeoutMs }, (result) =>
-    fromMCPResult(result, { serverName: connection.name, toolName }),
-  );
+  return connection
+    .callTool(toolName, args, { signal: context.signal, timeoutMs })
+    .then((result) => fromMCPResult(result, { serverName: connection.name, toolName }));
 }
 
 type CallStep = IteratorResult<ToolResponse, ToolResponse | undefined>;

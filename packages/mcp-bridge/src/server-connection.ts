@@ -376,35 +376,21 @@ export class ServerConnection {
     toolName: string,
     args: Record<string, unknown>,
     options: ConnectionCallOptions,
-  ): Promise<CallToolResult>;
-  /** Call a tool and map its result in the same turn (`onResult` may throw). */
-  callTool<T>(
-    toolName: string,
-    args: Record<string, unknown>,
-    options: ConnectionCallOptions,
-    onResult: (result: CallToolResult) => T,
-  ): Promise<T>;
-  callTool<T>(
-    toolName: string,
-    args: Record<string, unknown>,
-    options: ConnectionCallOptions,
-    onResult?: (result: CallToolResult) => T,
-  ): Promise<T | CallToolResult> {
+  ): Promise<CallToolResult> {
     const client = this.state === 'connected' ? this.#client : undefined;
     // Connected (the usual case): send at once, without waiting a turn for ensureConnected.
-    if (client !== undefined) return this.#callTool(client, toolName, args, options, onResult);
+    if (client !== undefined) return this.#callTool(client, toolName, args, options);
     return this.ensureConnected(options.signal).then((connected) =>
-      this.#callTool(connected, toolName, args, options, onResult),
+      this.#callTool(connected, toolName, args, options),
     );
   }
 
-  #callTool<T>(
+  #callTool(
     client: Client,
     toolName: string,
     args: Record<string, unknown>,
     options: ConnectionCallOptions,
-    onResult: ((result: CallToolResult) => T) | undefined,
-  ): Promise<T | CallToolResult> {
+  ): Promise<CallToolResult> {
     let sent: Promise<unknown>;
     try {
       sent = client.callTool({ name: toolName, arguments: args }, CallToolResultSchema, {
@@ -418,8 +404,7 @@ export class ServerConnection {
       return Promise.reject(this.#callError(error, toolName, options));
     }
     return sent.then(
-      (result): T | CallToolResult =>
-        onResult !== undefined ? onResult(result as CallToolResult) : (result as CallToolResult),
+      (result) => result as CallToolResult,
       (error: unknown) => {
         throw this.#callError(error, toolName, options);
       },
