@@ -3,7 +3,9 @@
 //   pnpm --filter @quiver/rag-retrieval eval <collection dir> [--out DIR] [--k1 0.9] [--b 0.4]
 //        [--embedding-model NAME --embedding-base-url URL]   (a real model through the OpenAI-compatible client)
 // Prints nDCG@10, Recall@100 and MRR@10 for keyword, vector and hybrid search and writes one TREC
-// run file per mode (check them with shared/eval/ir/evaluate.mjs).
+// run file per mode (check them with shared/eval/ir/evaluate.mjs). Without a model it evaluates both
+// offline embedders: LsaEmbedder (the default, fitted to the corpus, no judgements used) and
+// HashedNgramEmbedder.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -11,6 +13,7 @@ import {
   CachedEmbedder,
   HashedNgramEmbedder,
   KnowledgeBase,
+  LsaEmbedder,
   OpenAIEmbedder,
   evaluateRun,
   formatTrecRun,
@@ -53,9 +56,9 @@ const embedder = values['embedding-model']
         baseURL: values['embedding-base-url'],
       }),
     )
-  : new HashedNgramEmbedder();
+  : new LsaEmbedder();
 
-async function build(analyzer) {
+async function build(analyzer, embedder) {
   const started = performance.now();
   const kb = await KnowledgeBase.open({ embedder, bm25, analyzer });
   for (const document of collection.corpus) {
@@ -77,6 +80,7 @@ async function build(analyzer) {
       ],
     });
   }
+  await kb.commit(); // in memory: embeds (and fits a corpus-fitted embedder)
   return { kb, seconds: (performance.now() - started) / 1000 };
 }
 
@@ -96,15 +100,26 @@ async function runMode(kb, label, search) {
   return { label, ...evaluateRun(run, collection.qrels), msPerQuery, file };
 }
 
-const { kb, seconds } = await build({ stopWords: 'natural' });
-const { kb: luceneKb } = await build({ stopWords: 'lucene' });
+const { kb, seconds } = await build({ stopWords: 'natural' }, embedder);
+const { kb: luceneKb } = await build({ stopWords: 'lucene' }, embedder);
+const offline = embedder instanceof LsaEmbedder;
+const { kb: ngramKb } = offline
+  ? await build({ stopWords: 'natural' }, new HashedNgramEmbedder())
+  : { kb: undefined };
 const rows = [
   await runMode(kb, 'keyword', { mode: 'keyword' }),
   await runMode(kb, 'vector', { mode: 'vector' }),
   await runMode(kb, 'hybrid', { mode: 'hybrid' }),
-  await runMode(kb, 'hybrid-convex', { mode: 'hybrid', fusion: { method: 'convex' } }),
+  await runMode(kb, offline ? 'hybrid-rrf' : 'hybrid-convex', {
+    mode: 'hybrid',
+    fusion: offline ? { method: 'rrf', keywordWeight: 1, vectorWeight: 0.3 } : { method: 'convex' },
+  }),
   await runMode(luceneKb, 'keyword-lucene-stopwords', { mode: 'keyword' }),
 ];
+if (ngramKb) {
+  rows.push(await runMode(ngramKb, 'vector-ngram', { mode: 'vector' }));
+  rows.push(await runMode(ngramKb, 'hybrid-ngram', { mode: 'hybrid' }));
+}
 
 console.log(
   `collection ${name}: ${collection.corpus.length} documents, ${rows[0].queries} judged queries; embedder ${embedder.id}; BM25 k1=${bm25.k1} b=${bm25.b}; indexed in ${seconds.toFixed(1)} s`,
@@ -117,9 +132,9 @@ for (const row of rows) {
   );
 }
 const keyword = rows[0].ndcgAt10;
-console.log(
-  `hybrid − keyword nDCG@10: ${(rows[2].ndcgAt10 - keyword).toFixed(4)} (rrf), ${(rows[3].ndcgAt10 - keyword).toFixed(4)} (convex)`,
-);
+for (const row of rows.filter((row) => row.label.startsWith('hybrid'))) {
+  console.log(`${row.label} − keyword nDCG@10: ${(row.ndcgAt10 - keyword).toFixed(4)}`);
+}
 console.log(`TREC runs: ${outDir}`);
 writeFileSync(
   join(outDir, 'summary.json'),
@@ -127,3 +142,4 @@ writeFileSync(
 );
 await kb.close();
 await luceneKb.close();
+await ngramKb?.close();

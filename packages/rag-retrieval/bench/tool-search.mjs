@@ -4,7 +4,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ToolSearchIndex } from '../dist/index.mjs';
+import { LsaEmbedder, ToolSearchIndex } from '../dist/index.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const fixtures = join(here, '..', 'test', 'fixtures', 'tool-search');
@@ -21,9 +21,10 @@ const tools = servers.flatMap((server) =>
 
 const configurations = [
   ['keyword (BM25)', { mode: 'keyword' }],
-  ['vector (offline n-gram)', { mode: 'vector' }],
-  ['hybrid (RRF, default)', { mode: 'hybrid' }],
-  ['hybrid (convex)', { mode: 'hybrid', fusion: { method: 'convex' } }],
+  ['vector (offline n-gram, default)', { mode: 'vector' }],
+  ['hybrid (n-gram, default: RRF 1/0.3)', { mode: 'hybrid' }],
+  ['vector (offline LSA)', { mode: 'vector', embedder: new LsaEmbedder() }],
+  ['hybrid (LSA, convex 0.7/0.3)', { mode: 'hybrid', embedder: new LsaEmbedder() }],
 ];
 const rows = [];
 for (const [label, options] of configurations) {

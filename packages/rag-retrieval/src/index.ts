@@ -11,6 +11,12 @@ export {
 } from './errors.js';
 export { HashedNgramEmbedder, type HashedNgramEmbedderOptions } from './hashed-ngram-embedder.js';
 export {
+  isCorpusFitted,
+  LsaEmbedder,
+  type CorpusFittedEmbedder,
+  type LsaEmbedderOptions,
+} from './lsa-embedder.js';
+export {
   KNOWLEDGE_BASE_FORMAT_VERSION,
   KnowledgeBase,
   type AddDocumentInput,

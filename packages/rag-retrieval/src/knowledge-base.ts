@@ -20,6 +20,7 @@ import {
   UnsupportedVersionError,
 } from './errors.js';
 import { HashedNgramEmbedder } from './hashed-ngram-embedder.js';
+import { isCorpusFitted, LsaEmbedder, type CorpusFittedEmbedder } from './lsa-embedder.js';
 import { convexFusion, reciprocalRankFusion } from './rank-fusion.js';
 import {
   commitTemporary,
@@ -45,12 +46,16 @@ const lockName = 'write.lock';
 export interface KnowledgeBaseOptions {
   /** Directory to persist to. Omit for an in-memory knowledge base. */
   directory?: string;
-  /** Embedder for the vector index. Default: {@link HashedNgramEmbedder} (offline). */
+  /**
+   * Embedder for the vector index. Default: {@link LsaEmbedder} (offline, fitted to this knowledge
+   * base's chunks once it holds enough of them). A knowledge base built with the earlier offline
+   * default, {@link HashedNgramEmbedder}, keeps using it when opened without this option.
+   */
   embedder?: Embedder;
   /**
    * Vectors kept in a {@link CachedEmbedder} wrapped around `embedder` (keyed by content hash), so
    * re-indexing a changed file or repeating a query does not pay the model again. Default 10,000;
-   * `0` turns it off. The offline embedder is never cached (computing is cheaper than hashing).
+   * `0` turns it off. The offline embedders are never cached (computing is cheaper than hashing).
    */
   embeddingCacheSize?: number;
   /** Open without the write lock; writes then throw. Any number of readers may open a knowledge base at once. */
@@ -86,11 +91,14 @@ export interface KnowledgeBaseDocument {
 
 /** How search lists are fused in hybrid mode. */
 export interface FusionOptions {
-  /** `rrf` (weighted reciprocal rank fusion, default) or `convex` (weighted min-max-normalised scores). */
+  /**
+   * `rrf` (weighted reciprocal rank fusion) or `convex` (weighted min-max-normalised scores).
+   * Default `convex` with the offline {@link LsaEmbedder}, `rrf` with any other embedder.
+   */
   method?: 'rrf' | 'convex';
-  /** Weight of keyword (BM25) results. Default 1. */
+  /** Weight of keyword (BM25) results. Default 0.7 with {@link LsaEmbedder}, 1 with any other embedder. */
   keywordWeight?: number;
-  /** Weight of vector results. Default 0.3 with the offline {@link HashedNgramEmbedder}, 1 with any other embedder. */
+  /** Weight of vector results. Default 0.3 with an offline embedder ({@link LsaEmbedder}, {@link HashedNgramEmbedder}), 1 with any other. */
   vectorWeight?: number;
   /** Weight of the front-page list (when `frontPage` is on). Default 0.5. */
   frontPageWeight?: number;
@@ -168,7 +176,13 @@ interface Manifest {
   analyzer: string;
   bm25: { k1: number; b: number };
   counts: { documents: number; chunks: number; vectors: number };
-  files: { chunks: FileEntry; keyword: FileEntry; vectors: FileEntry | null };
+  files: {
+    chunks: FileEntry;
+    keyword: FileEntry;
+    vectors: FileEntry | null;
+    /** The fitted model of a {@link CorpusFittedEmbedder} (absent in knowledge bases written before it existed). */
+    embedderModel?: FileEntry | null;
+  };
 }
 
 interface ChunkStoreFile {
@@ -199,7 +213,7 @@ export class KnowledgeBase {
   /** The directory, for a persistent knowledge base. */
   readonly directory: string | undefined;
   readonly readOnly: boolean;
-  readonly embedder: Embedder;
+  #embedder: Embedder;
   readonly #analyzer: TextAnalyzer;
   readonly #hnswOptions: VectorIndexOptions;
   readonly #logger: Logger;
@@ -220,11 +234,12 @@ export class KnowledgeBase {
   private constructor(options: KnowledgeBaseOptions, directory: string | undefined) {
     this.directory = directory;
     this.readOnly = options.readOnly ?? false;
-    const embedder = options.embedder ?? new HashedNgramEmbedder();
+    const embedder = options.embedder ?? new LsaEmbedder();
     const cacheSize = options.embeddingCacheSize ?? 10_000;
-    this.embedder =
+    this.#embedder =
       cacheSize > 0 &&
-      !(embedder instanceof HashedNgramEmbedder) &&
+      !isOfflineEmbedder(embedder) &&
+      !isCorpusFitted(embedder) &&
       !(embedder instanceof CachedEmbedder)
         ? new CachedEmbedder(embedder, { maxEntries: cacheSize })
         : embedder;
@@ -284,7 +299,7 @@ export class KnowledgeBase {
       knowledgeBase.#markAllUnembedded();
       knowledgeBase.#reindexKeyword();
       knowledgeBase.#vectors = undefined;
-      await knowledgeBase.#embedPending();
+      await knowledgeBase.#embedPending(undefined, true);
       knowledgeBase.#dirty = true;
       await knowledgeBase.commit();
       knowledgeBase.#removeStaleFiles();
@@ -293,6 +308,11 @@ export class KnowledgeBase {
       throw error;
     }
     return knowledgeBase;
+  }
+
+  /** The embedder of the vector index (for a {@link CorpusFittedEmbedder}, its `id` names the fitted model). */
+  get embedder(): Embedder {
+    return this.#embedder;
   }
 
   /** Number of chunks held. */
@@ -380,7 +400,7 @@ export class KnowledgeBase {
     options: { signal?: AbortSignal } = {},
   ): Promise<{ warnings: string[]; pending: number }> {
     return this.#serialised(async () => {
-      const warnings = await this.#embedPending(options.signal);
+      const warnings = await this.#embedPending(options.signal, !this.readOnly);
       return { warnings, pending: this.#pending.size };
     });
   }
@@ -412,11 +432,23 @@ export class KnowledgeBase {
     const allowed = this.#allowedSlots(options.sources);
     const filter = allowed ? (slot: number) => allowed.has(slot) : undefined;
 
+    // After bulk adds, the first search that needs vectors (re)fits a corpus-fitted embedder.
+    if (mode !== 'keyword' && !this.readOnly && this.#fitDue()) {
+      await this.#serialised(() => this.#embedPending(options.signal, true));
+    }
+    const awaitingFit = this.#awaitingFit();
+    if (awaitingFit && mode === 'vector') {
+      const embedder = this.#embedder as CorpusFittedEmbedder;
+      warnings.push(
+        `Vector search starts once the knowledge base holds ${embedder.minFitChunks} chunks (it has ${this.chunkCount}): the offline embedder is fitted to them. Use keyword or hybrid search.`,
+      );
+    }
+
     // Start the query embedding first: BM25 runs while a remote embedder is answering.
     const embedding =
-      mode === 'keyword' || this.#slots.length === 0
+      mode === 'keyword' || this.#slots.length === 0 || awaitingFit
         ? undefined
-        : this.embedder
+        : this.#embedder
             .embed([truncateToTokens(query, 512)], options.signal ? { signal: options.signal } : {})
             .then(
               (vectors) => ({ vector: vectors[0]! }),
@@ -450,20 +482,21 @@ export class KnowledgeBase {
       } else if (this.#vectors && outcome.vector.length !== this.#vectors.dimensions) {
         throw new EmbedderMismatchError(
           this.directory ?? '(in memory)',
-          { id: this.embedder.id, dimensions: this.#vectors.dimensions },
-          { id: this.embedder.id, dimensions: outcome.vector.length },
+          { id: this.#embedder.id, dimensions: this.#vectors.dimensions },
+          { id: this.#embedder.id, dimensions: outcome.vector.length },
         );
       } else if (this.#vectors) {
         vector = this.#vectors.search(outcome.vector, depth, filter);
       }
       const pending = this.#pending.size;
-      if (pending > 0)
+      if (pending > 0 && !awaitingFit)
         warnings.push(`${pending} chunks are not embedded yet; vector search does not see them.`);
     }
 
-    const vectorWeight = fusion.vectorWeight ?? (isOfflineEmbedder(this.embedder) ? 0.3 : 1);
+    const defaults = fusionDefaults(this.#embedder);
+    const vectorWeight = fusion.vectorWeight ?? defaults.vectorWeight;
     const lists = [
-      { hits: keyword, weight: fusion.keywordWeight ?? 1 },
+      { hits: keyword, weight: fusion.keywordWeight ?? defaults.keywordWeight },
       { hits: vector, weight: mode === 'keyword' ? 0 : vectorWeight },
       { hits: frontPage, weight: fusion.frontPageWeight ?? 0.5 },
     ].filter((list) => list.hits.length > 0 && list.weight > 0);
@@ -471,7 +504,7 @@ export class KnowledgeBase {
     if (mode === 'keyword' && !options.frontPage)
       fused = keyword.map((hit) => ({ id: hit.slot, score: hit.score }));
     else if (mode === 'vector') fused = vector.map((hit) => ({ id: hit.slot, score: hit.score }));
-    else if ((fusion.method ?? 'rrf') === 'convex') {
+    else if ((fusion.method ?? defaults.method) === 'convex') {
       fused = convexFusion(
         lists.map((list) => ({ items: list.hits.map(toItem), weight: list.weight })),
       );
@@ -526,7 +559,10 @@ export class KnowledgeBase {
   async commit(options: { signal?: AbortSignal } = {}): Promise<{ warnings: string[] }> {
     return this.#serialised(async () => {
       this.#assertWritable();
-      const warnings = this.#pending.size > 0 ? await this.#embedPending(options.signal) : [];
+      const warnings =
+        this.#pending.size > 0 || this.#fitDue()
+          ? await this.#embedPending(options.signal, true)
+          : [];
       if (!this.directory || !this.#dirty) return { warnings };
       this.#writeGeneration(this.#generation + 1);
       this.#dirty = false;
@@ -593,14 +629,59 @@ export class KnowledgeBase {
     }
   }
 
-  async #embedPending(signal?: AbortSignal): Promise<string[]> {
+  /** True when a corpus-fitted embedder should be (re)fitted: enough chunks and none fitted, or the corpus doubled since. */
+  #fitDue(): boolean {
+    const embedder = this.#embedder;
+    if (!isCorpusFitted(embedder)) return false;
+    const chunks = this.chunkCount;
+    return embedder.fittedOn === 0
+      ? chunks >= embedder.minFitChunks
+      : chunks >= 2 * embedder.fittedOn;
+  }
+
+  /** True while a corpus-fitted embedder waits for enough chunks to fit on (search is keyword-only). */
+  #awaitingFit(): boolean {
+    const embedder = this.#embedder;
+    return isCorpusFitted(embedder) && embedder.fittedOn === 0;
+  }
+
+  /** Fit a corpus-fitted embedder to every chunk held; all vectors are then made again. */
+  #fitEmbedder(embedder: CorpusFittedEmbedder): void {
+    const texts: string[] = [];
+    for (const chunk of this.#slots) if (chunk) texts.push(chunkSearchText(chunk));
+    const started = performance.now();
+    embedder.fit(texts);
+    this.#vectors = undefined;
+    this.#markAllUnembedded();
+    this.#dirty = true;
+    this.#logger.info('fitted the offline embedder to the knowledge base', {
+      chunks: texts.length,
+      seconds: Number(((performance.now() - started) / 1000).toFixed(2)),
+    });
+  }
+
+  /**
+   * Embed the chunks without vectors. With a corpus-fitted embedder, `allowFit` lets this (re)fit
+   * it first when due (commit, embedPending, search); adds only fold new chunks into the current model.
+   */
+  async #embedPending(signal?: AbortSignal, allowFit = false): Promise<string[]> {
+    const embedder = this.#embedder;
+    if (isCorpusFitted(embedder)) {
+      if (this.#fitDue()) {
+        if (!allowFit) return [];
+        signal?.throwIfAborted();
+        this.#fitEmbedder(embedder);
+      } else if (embedder.fittedOn === 0) {
+        return [];
+      }
+    }
     const pending = this.#pendingSlots();
     const batchSize = 256;
     for (let start = 0; start < pending.length; start += batchSize) {
       const batch = pending.slice(start, start + batchSize);
       let vectors: number[][];
       try {
-        vectors = await this.embedder.embed(batch.map(chunkSearchText), signal ? { signal } : {});
+        vectors = await this.#embedder.embed(batch.map(chunkSearchText), signal ? { signal } : {});
       } catch (error) {
         signal?.throwIfAborted();
         const remaining = pending.length - start;
@@ -625,8 +706,8 @@ export class KnowledgeBase {
         if (vector.length !== this.#vectors.dimensions) {
           throw new EmbedderMismatchError(
             this.directory ?? '(in memory)',
-            { id: this.embedder.id, dimensions: this.#vectors.dimensions },
-            { id: this.embedder.id, dimensions: vector.length },
+            { id: this.#embedder.id, dimensions: this.#vectors.dimensions },
+            { id: this.#embedder.id, dimensions: vector.length },
           );
         }
         // The chunk may have been deleted while the embedder was answering.
@@ -717,16 +798,37 @@ export class KnowledgeBase {
     // (Format migrations go here: version 1 is the first format.)
 
     const storedEmbedder = manifest.embedder;
+    if (options.embedder === undefined && storedEmbedder.id.startsWith('quiver-hashed-ngram-v1:')) {
+      // Built with the earlier offline default: keep using it rather than re-embed everything.
+      const legacy = new HashedNgramEmbedder();
+      if (legacy.id === storedEmbedder.id) this.#embedder = legacy;
+    }
+    const embedder = this.#embedder;
+    const modelEntry = manifest.files.embedderModel;
+    if (
+      isCorpusFitted(embedder) &&
+      modelEntry &&
+      storedEmbedder.id.startsWith(`${embedder.family}:`)
+    ) {
+      const data = this.#readVerified(modelEntry);
+      try {
+        embedder.importModel(data);
+      } catch (error) {
+        throw new IndexCorruptedError(directory, modelEntry.name, errorMessage(error), {
+          cause: error,
+        });
+      }
+    }
     const sameEmbedder =
-      storedEmbedder.id === this.embedder.id &&
+      storedEmbedder.id === this.#embedder.id &&
       (storedEmbedder.dimensions === null ||
-        this.embedder.dimensions === undefined ||
-        storedEmbedder.dimensions === this.embedder.dimensions);
+        this.#embedder.dimensions === undefined ||
+        storedEmbedder.dimensions === this.#embedder.dimensions);
     if (!sameEmbedder && !options.reindex) {
       throw new EmbedderMismatchError(
         directory,
         { id: storedEmbedder.id, dimensions: storedEmbedder.dimensions ?? 0 },
-        { id: this.embedder.id, dimensions: this.embedder.dimensions },
+        { id: this.#embedder.id, dimensions: this.#embedder.dimensions },
       );
     }
 
@@ -762,7 +864,7 @@ export class KnowledgeBase {
       this.#markAllUnembedded();
       this.#dirty = true;
       this.#logger.info('embedder changed; re-embedding every chunk', { directory });
-      await this.#embedPending();
+      await this.#embedPending(undefined, true);
     } else if (manifest.files.vectors && storedEmbedder.dimensions !== null) {
       const entry = manifest.files.vectors;
       const path = join(directory, entry.name);
@@ -826,12 +928,17 @@ export class KnowledgeBase {
       commitTemporary(temporary, join(directory, name));
       vectors = { name, bytes, crc32: checksum };
     }
+    const embedder = this.#embedder;
+    const embedderModel =
+      isCorpusFitted(embedder) && embedder.fittedOn > 0
+        ? this.#writeFile(`embedder-${generation}.bin`, [embedder.exportModel()])
+        : null;
     const manifest: Manifest = {
       format: 'quiver-knowledge-base',
       version: KNOWLEDGE_BASE_FORMAT_VERSION,
       generation,
       writer: '@quiver/rag-retrieval',
-      embedder: { id: this.embedder.id, dimensions: this.#vectors?.dimensions ?? null },
+      embedder: { id: this.#embedder.id, dimensions: this.#vectors?.dimensions ?? null },
       analyzer: this.#analyzer.signature,
       bm25: { k1: this.#bm25.k1, b: this.#bm25.b },
       counts: {
@@ -839,7 +946,7 @@ export class KnowledgeBase {
         chunks: this.chunkCount,
         vectors: this.#vectors?.size ?? 0,
       },
-      files: { chunks, keyword, vectors },
+      files: { chunks, keyword, vectors, embedderModel },
     };
     // The commit point: until this rename, readers and a restarted writer see the previous generation.
     writeFileAtomic(join(directory, manifestName), [
@@ -871,7 +978,9 @@ export class KnowledgeBase {
   #removeStaleFiles(): void {
     if (!this.directory || this.readOnly) return;
     for (const name of readdirSync(this.directory)) {
-      const generation = /^(?:chunks|keyword|vectors)-(\d+)\.(?:json|bin|hnsw)$/.exec(name)?.[1];
+      const generation = /^(?:chunks|keyword|vectors|embedder)-(\d+)\.(?:json|bin|hnsw)$/.exec(
+        name,
+      )?.[1];
       const stale =
         (isTemporaryName(name) && !name.includes(`.tmp-${process.pid}-`)) ||
         (generation !== undefined && Number(generation) < this.#generation - 1) ||
@@ -954,9 +1063,27 @@ export class KnowledgeBase {
   }
 }
 
+/**
+ * Default fusion per embedder. The offline embedders are weaker than BM25, so they get a low
+ * weight; the LSA list is fused by score (0.7·BM25 + 0.3·LSA on min-max-normalised scores), the
+ * setting the shared notes found to hold across two collections of different domains.
+ */
+function fusionDefaults(embedder: Embedder): {
+  method: 'rrf' | 'convex';
+  keywordWeight: number;
+  vectorWeight: number;
+} {
+  const inner = embedder instanceof CachedEmbedder ? embedder.inner : embedder;
+  if (inner instanceof LsaEmbedder)
+    return { method: 'convex', keywordWeight: 0.7, vectorWeight: 0.3 };
+  if (inner instanceof HashedNgramEmbedder)
+    return { method: 'rrf', keywordWeight: 1, vectorWeight: 0.3 };
+  return { method: 'rrf', keywordWeight: 1, vectorWeight: 1 };
+}
+
 function isOfflineEmbedder(embedder: Embedder): boolean {
   const inner = embedder instanceof CachedEmbedder ? embedder.inner : embedder;
-  return inner instanceof HashedNgramEmbedder;
+  return inner instanceof HashedNgramEmbedder || inner instanceof LsaEmbedder;
 }
 
 function isAlive(pid: number): boolean {

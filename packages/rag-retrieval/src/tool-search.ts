@@ -7,6 +7,7 @@ import {
   type LocalizedText,
 } from '@quiver/core';
 import { KnowledgeBase, type FusionOptions, type SearchMode } from './knowledge-base.js';
+import { HashedNgramEmbedder } from './hashed-ngram-embedder.js';
 
 /** What tool search needs to know about a tool: a `ToolDefinition`, a registered tool, an MCP tool. */
 export interface SearchableTool {
@@ -26,7 +27,7 @@ export interface ToolSearchHit {
 
 /** Options of {@link ToolSearchIndex}. */
 export interface ToolSearchIndexOptions {
-  /** Embedder for the vector side. Default: the offline hashed n-gram embedder. */
+  /** Embedder for the vector side. Default: the offline {@link HashedNgramEmbedder} (measured better than LSA for tool descriptions). */
   embedder?: Embedder;
   /** Default `hybrid`. */
   mode?: SearchMode;
@@ -90,9 +91,11 @@ export class ToolSearchIndex {
       .update(texts.map((entry) => `${entry.name}\u0000${entry.text}`).join('\u0001'))
       .digest('hex');
     if (this.#knowledgeBase && signature === this.#signature) return this.#knowledgeBase;
-    const knowledgeBase = await KnowledgeBase.open(
-      this.#options.embedder ? { embedder: this.#options.embedder } : {},
-    );
+    // Tool descriptions are short and few: the n-gram embedder measured better here than LSA
+    // (top-5 0.913 against 0.899 on 248 MCP tools, bench/tool-search.mjs).
+    const knowledgeBase = await KnowledgeBase.open({
+      embedder: this.#options.embedder ?? new HashedNgramEmbedder(),
+    });
     this.#groups = new Map();
     for (const entry of texts) {
       this.#groups.set(entry.name, entry.group);
