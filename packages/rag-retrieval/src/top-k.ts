@@ -8,64 +8,96 @@ export interface Scored {
  * Keeps the `k` highest-scoring items seen (a bounded min-heap): O(n log k) instead of sorting
  * every candidate, which matters when a common query term touches most of 100k chunks.
  * Ties keep the lower slot (the earlier-indexed chunk), so results are deterministic.
+ * The heap lives in two typed arrays: pushing allocates nothing.
  * @internal
  */
 export class TopK {
   readonly #k: number;
-  readonly #heap: Scored[] = [];
+  #size = 0;
+  // Float64 holds any slot exactly (vector labels are not limited to 32 bits).
+  #slots: Float64Array;
+  #scores: Float64Array;
 
   constructor(k: number) {
     this.#k = Math.max(0, Math.floor(k));
+    // A huge k (a caller asking for everything) grows on demand instead of up front.
+    const capacity = Math.min(this.#k, 64);
+    this.#slots = new Float64Array(capacity);
+    this.#scores = new Float64Array(capacity);
   }
 
   /** The lowest score that would still enter, or -Infinity while the heap is not full. */
   get threshold(): number {
-    return this.#heap.length < this.#k ? -Infinity : this.#heap[0]!.score;
+    if (this.#size < this.#k) return -Infinity;
+    return this.#k === 0 ? Infinity : this.#scores[0]!;
   }
 
   push(slot: number, score: number): void {
-    if (this.#k === 0) return;
-    const heap = this.#heap;
-    if (heap.length < this.#k) {
-      heap.push({ slot, score });
-      this.#siftUp(heap.length - 1);
-    } else if (worse(heap[0]!, { slot, score })) {
-      heap[0] = { slot, score };
-      this.#siftDown(0);
+    if (this.#size < this.#k) {
+      if (this.#size === this.#slots.length) this.#grow();
+      this.#siftUp(this.#size++, slot, score);
+    } else if (this.#k > 0 && worse(this.#scores[0]!, this.#slots[0]!, score, slot)) {
+      this.#siftDown(slot, score);
     }
   }
 
   /** The kept items, best first. */
   sorted(): Scored[] {
-    return [...this.#heap].sort((a, b) => b.score - a.score || a.slot - b.slot);
+    const items: Scored[] = [];
+    for (let i = 0; i < this.#size; i++)
+      items.push({ slot: this.#slots[i]!, score: this.#scores[i]! });
+    return items.sort((a, b) => b.score - a.score || a.slot - b.slot);
   }
 
-  #siftUp(index: number): void {
-    const heap = this.#heap;
+  #grow(): void {
+    const capacity = Math.min(this.#k, Math.max(64, this.#slots.length * 2));
+    const slots = new Float64Array(capacity);
+    const scores = new Float64Array(capacity);
+    slots.set(this.#slots);
+    scores.set(this.#scores);
+    this.#slots = slots;
+    this.#scores = scores;
+  }
+
+  /** Place (slot, score) at `index` and move it up while it beats its parent. */
+  #siftUp(index: number, slot: number, score: number): void {
+    const slots = this.#slots;
+    const scores = this.#scores;
     while (index > 0) {
       const parent = (index - 1) >> 1;
-      if (!worse(heap[index]!, heap[parent]!)) break;
-      [heap[index], heap[parent]] = [heap[parent]!, heap[index]!];
+      if (!worse(score, slot, scores[parent]!, slots[parent]!)) break;
+      slots[index] = slots[parent]!;
+      scores[index] = scores[parent]!;
       index = parent;
     }
+    slots[index] = slot;
+    scores[index] = score;
   }
 
-  #siftDown(index: number): void {
-    const heap = this.#heap;
+  /** Replace the root (the worst item) with (slot, score) and restore the heap. */
+  #siftDown(slot: number, score: number): void {
+    const slots = this.#slots;
+    const scores = this.#scores;
+    const size = this.#size;
+    let index = 0;
     for (;;) {
       const left = 2 * index + 1;
+      if (left >= size) break;
       const right = left + 1;
-      let smallest = index;
-      if (left < heap.length && worse(heap[left]!, heap[smallest]!)) smallest = left;
-      if (right < heap.length && worse(heap[right]!, heap[smallest]!)) smallest = right;
-      if (smallest === index) return;
-      [heap[index], heap[smallest]] = [heap[smallest]!, heap[index]!];
-      index = smallest;
+      let child = left;
+      if (right < size && worse(scores[right]!, slots[right]!, scores[left]!, slots[left]!))
+        child = right;
+      if (!worse(scores[child]!, slots[child]!, score, slot)) break;
+      slots[index] = slots[child]!;
+      scores[index] = scores[child]!;
+      index = child;
     }
+    slots[index] = slot;
+    scores[index] = score;
   }
 }
 
-/** True when `a` ranks below `b` (lower score, or equal score and a later slot). */
-function worse(a: Scored, b: Scored): boolean {
-  return a.score < b.score || (a.score === b.score && a.slot > b.slot);
+/** True when item a ranks below item b (lower score, or equal score and a later slot). */
+function worse(aScore: number, aSlot: number, bScore: number, bSlot: number): boolean {
+  return aScore < bScore || (aScore === bScore && aSlot > bSlot);
 }
