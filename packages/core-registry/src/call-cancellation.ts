@@ -8,6 +8,7 @@ import type { ToolContext } from '@quiver/core';
  * later turn of the event loop, off the path of the call that emptied it.
  */
 const SPARE_CONTROLLERS = 4;
+const noop = (): void => {};
 const spares: AbortController[] = [];
 let refilling = false;
 const schedule: (callback: () => void) => unknown =
@@ -54,6 +55,8 @@ export class CallCancellation {
   #unfollow: (() => void) | undefined;
   /** Told of the first abort: the run that streams this call (see ToolRun), which needs no signal. */
   onAbort: ((reason: unknown) => void) | undefined;
+  /** What tools asked to be told through `context.onAbort` (made on first use). */
+  #listeners: ((reason: unknown) => void)[] | undefined;
 
   /** The controller, made now if it was not yet. */
   get controller(): AbortController {
@@ -85,6 +88,37 @@ export class CallCancellation {
     const listener = this.onAbort;
     this.onAbort = undefined;
     listener?.(reason);
+    const listeners = this.#listeners;
+    this.#listeners = undefined;
+    if (listeners !== undefined) for (const each of listeners) each(reason);
+  }
+
+  /**
+   * `context.onAbort`: tell `listener` of the abort (at once when it has happened) while `context`
+   * still carries this call's signal; once a middleware has put another signal there, listen to
+   * that signal instead. No AbortSignal is made either way.
+   */
+  listen(context: ToolContext, listener: (reason: unknown) => void): () => void {
+    if (context !== this.#context && !(this.#controller?.signal === context.signal)) {
+      const signal = context.signal;
+      if (signal.aborted) {
+        listener(signal.reason);
+        return noop;
+      }
+      const relay = () => listener(signal.reason);
+      signal.addEventListener('abort', relay, { once: true });
+      return () => signal.removeEventListener('abort', relay);
+    }
+    if (this.aborted) {
+      listener(this.reason);
+      return noop;
+    }
+    const listeners = (this.#listeners ??= []);
+    listeners.push(listener);
+    return () => {
+      const index = this.#listeners?.indexOf(listener) ?? -1;
+      if (index !== -1) this.#listeners!.splice(index, 1);
+    };
   }
 
   /** The signal (the controller is made now if it was not yet). */

@@ -21,8 +21,15 @@ const FENCE = /^```[\w-]*\s*\n?([\s\S]*?)\n?\s*```$/;
  * @returns the object, or a message saying why it could not be read
  */
 export function parseToolArguments(raw: string): ParsedArguments {
-  const fast = tryParse(JSON.parse, raw);
-  if (fast.ok) return asObject(fast.value, false);
+  // Strict JSON first, inline: nearly every call's arguments are (this runs on every call).
+  let strict: unknown;
+  let parsed = true;
+  try {
+    strict = JSON.parse(raw);
+  } catch {
+    parsed = false;
+  }
+  if (parsed) return asObject(strict, false);
 
   let text = raw.trim();
   if (text === '') return { ok: true, value: {}, repaired: text !== raw };

@@ -9,6 +9,7 @@ import {
   toToolResponse,
 } from '@quiver/core';
 import type { CallCancellation } from './call-cancellation.js';
+import { addDeadline, cancelDeadline, type Deadline } from './deadlines.js';
 import { mergeResponses } from './responses.js';
 
 const identity = (chunk: ToolResponse): ToolResponse => chunk;
@@ -189,11 +190,13 @@ export class ToolRun implements AsyncIterableIterator<ToolResponse> {
   /** The last chunk of a run that ended while no read was waiting: the next read gets it. */
   #final: ToolResponse | undefined;
   #deadline = Infinity;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timer: Deadline | undefined;
   /** Answers the read in progress. */
   #waiter: ((step: RunStep | Promise<RunStep>) => void) | undefined;
   #reading: Promise<RunStep> | undefined;
   #relay: (() => void) | undefined;
+  /** Answers `complete()` while it waits for the tool's Promise. */
+  #answerWhole: ((response: ToolResponse | Promise<ToolResponse>) => void) | undefined;
 
   constructor(
     name: string,
@@ -230,7 +233,7 @@ export class ToolRun implements AsyncIterableIterator<ToolResponse> {
     const started = this.#started;
     if (started !== undefined) {
       this.#started = undefined;
-      if (isThenable(started)) return this.#wait(started, (value) => this.#onResult(value))!;
+      if (isThenable(started)) return this.#wait(started, (value) => this.#onResult(value));
       this.#iterator = started as Iterator<unknown> | AsyncIterator<unknown>;
     }
     return this.#pull();
@@ -252,8 +255,8 @@ export class ToolRun implements AsyncIterableIterator<ToolResponse> {
     this.#inFlight?.add(this.#cancellation);
     const timeoutMs = this.#timeoutMs;
     if (timeoutMs !== undefined) {
-      this.#timer = setTimeout(() => this.#timeOut(), timeoutMs);
-      this.#deadline = Date.now() + timeoutMs;
+      this.#timer = addDeadline(timeoutMs, () => this.#timeOut());
+      this.#deadline = this.#timer.at;
     }
     this.#cancellation.onAbort = () => this.#stop();
     const callerSignal = this.#callerSignal;
@@ -276,6 +279,12 @@ export class ToolRun implements AsyncIterableIterator<ToolResponse> {
     if (this.#ended) return;
     const chunk = this.#stoppedChunk();
     this.#end();
+    const answerWhole = this.#answerWhole;
+    if (answerWhole !== undefined) {
+      this.#answerWhole = undefined;
+      answerWhole(mergeResponses([chunk]));
+      return;
+    }
     const waiter = this.#take();
     if (waiter !== undefined) waiter({ done: false, value: chunk });
     else this.#final = chunk;
@@ -291,14 +300,15 @@ export class ToolRun implements AsyncIterableIterator<ToolResponse> {
       return Promise.resolve(this.#last(failure(this.#name, error)));
     }
     if (isThenable(next)) {
-      return this.#wait(next, (item) => this.#onItem(item as IteratorResult<unknown>))!;
+      return this.#wait(next, (item) => this.#onItem(item as IteratorResult<unknown>));
     }
     return Promise.resolve(this.#onItem(next as IteratorResult<unknown>));
   }
 
   /**
    * The whole call as one response (what `callToCompletion` wants). A Promise the tool returned
-   * is answered in one turn, without the iterator protocol in between.
+   * is answered in one turn, without the iterator protocol in between; a stop meanwhile (timeout,
+   * abort, close) answers at once with the stop's error.
    */
   complete(): Promise<ToolResponse> {
     const started = this.#started;
@@ -307,20 +317,50 @@ export class ToolRun implements AsyncIterableIterator<ToolResponse> {
     if (this.#cancellation.aborted) return this.#gather([]);
     this.#started = undefined;
     return new Promise<ToolResponse>((resolve) => {
-      this.#wait(
-        started,
-        (value) => this.#onResult(value),
-        (step) =>
-          resolve(
-            isThenable(step) ? step.then((s) => this.#gatherFrom(s)) : this.#gatherFrom(step),
-          ),
-      );
+      this.#answerWhole = resolve;
+      const onValue = (value: unknown) => {
+        const answer = this.#answerWhole;
+        if (answer === undefined) return; // stopped meanwhile: what came late goes nowhere
+        this.#answerWhole = undefined;
+        if (isIterator(value)) {
+          this.#iterator = value;
+          answer(this.#gather([]));
+          return;
+        }
+        const whole = this.#wholeResponse(value);
+        this.#end();
+        answer(whole);
+      };
+      const onError = (error: unknown) => {
+        const answer = this.#answerWhole;
+        if (answer === undefined) return;
+        this.#answerWhole = undefined;
+        this.#end();
+        answer(mergeResponses([failure(this.#name, error)]));
+      };
+      (started instanceof Promise ? started : Promise.resolve(started)).then(onValue, onError);
     });
   }
 
-  #gatherFrom(step: RunStep): ToolResponse | Promise<ToolResponse> {
-    if (step.done) return mergeResponses([]);
-    return step.value.isLast === true ? mergeResponses([step.value]) : this.#gather([step.value]);
+  /**
+   * What a Promise tool resolved to, as the whole response of a gathered call: made once, not
+   * marked last by one copy and then merged into another (as the stream's chunks are).
+   */
+  #wholeResponse(value: unknown): ToolResponse {
+    let chunk: ToolResponse;
+    try {
+      const response = toToolResponse(value);
+      chunk = this.#finish(response);
+      if (chunk === response && response !== value) {
+        // Made here from a plain value: nobody else holds it, so mark it in place.
+        response.isLast = true;
+        return response;
+      }
+    } catch (error) {
+      chunk = failure(this.#name, error);
+    }
+    // The tool's (or its hook's) own object: the caller gets a copy it may change.
+    return mergeResponses([chunk]);
   }
 
   async #gather(chunks: ToolResponse[]): Promise<ToolResponse> {
@@ -333,23 +373,15 @@ export class ToolRun implements AsyncIterableIterator<ToolResponse> {
     return mergeResponses(chunks);
   }
 
-  /**
-   * Wait for `thenable`; a stop meanwhile answers the read at once (see #stop). `answer` takes
-   * the step instead of a new read promise (see complete()).
-   */
+  /** Wait for `thenable`; a stop meanwhile answers the read at once (see #stop). */
   #wait(
     thenable: PromiseLike<unknown>,
     onValue: (value: unknown) => RunStep | Promise<RunStep>,
-    answer?: (step: RunStep | Promise<RunStep>) => void,
-  ): Promise<RunStep> | undefined {
-    let reading: Promise<RunStep> | undefined;
-    if (answer !== undefined) this.#waiter = answer;
-    else {
-      reading = new Promise<RunStep>((resolve) => {
-        this.#waiter = resolve;
-      });
-      this.#reading = reading;
-    }
+  ): Promise<RunStep> {
+    const reading = new Promise<RunStep>((resolve) => {
+      this.#waiter = resolve;
+    });
+    this.#reading = reading;
     const settle = (step: () => RunStep | Promise<RunStep>) => {
       // Answered already (stopped, or the reader left): what came late goes nowhere.
       const waiter = this.#take();
@@ -434,7 +466,7 @@ export class ToolRun implements AsyncIterableIterator<ToolResponse> {
   #end(): void {
     if (this.#ended) return;
     this.#ended = true;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    if (this.#timer !== undefined) cancelDeadline(this.#timer);
     this.#cancellation.onAbort = undefined;
     if (this.#relay !== undefined) this.#callerSignal?.removeEventListener('abort', this.#relay);
     this.#cancellation.release();

@@ -27,6 +27,7 @@ import { parseToolArguments } from './lenient-json.js';
 import type { NextHandler, ToolInvocation, ToolMiddleware } from './middleware.js';
 import type { SchemaTarget } from './provider-schemas.js';
 import { convertSchema } from './provider-schemas.js';
+import { CallToolContext } from './call-context.js';
 import { CallCancellation } from './call-cancellation.js';
 import type { BackgroundTasks } from './background-tasks.js';
 import { backgroundTasksOf, enableBackgroundTasks } from './background-tasks.js';
@@ -102,6 +103,20 @@ export interface SchemaOptions<TTarget extends SchemaTarget> {
 
 /** What a caller may pass as a tool's context; anything left out gets a default. */
 export type CallContext = Partial<ToolContext>;
+
+/** The context of `callToCompletion` when the caller passes none (only read, never changed). */
+const GATHERED: CallContext = Object.freeze({ streaming: false });
+
+/** Read a stream to its end and merge its chunks into one response. */
+async function gather(stream: AsyncIterable<ToolResponse>): Promise<ToolResponse> {
+  const chunks: ToolResponse[] = [];
+  for await (const chunk of stream) {
+    chunks.push(chunk);
+    // The chunk marked last is the end of the stream: no need to wait a turn to learn so.
+    if (chunk.isLast === true) break;
+  }
+  return mergeResponses(chunks);
+}
 
 /**
  * A set of tools the model can call: registration, groups, provider schemas, middleware, and a
@@ -475,17 +490,22 @@ export class Toolkit {
    * Call a tool and gather its stream into one response (contents joined, adjacent text merged).
    * The tool sees `context.streaming === false`, so it may skip progress nobody will see.
    */
-  async callToCompletion(toolCall: ToolCall, context: CallContext = {}): Promise<ToolResponse> {
-    const chunks: ToolResponse[] = [];
-    const gathered = context.streaming === false ? context : { ...context, streaming: false };
-    const stream = this.#call(toolCall, gathered);
-    if (stream instanceof ToolRun) return stream.complete();
-    for await (const chunk of stream) {
-      chunks.push(chunk);
-      // The chunk marked last is the end of the stream: no need to wait a turn to learn so.
-      if (chunk.isLast === true) break;
+  callToCompletion(toolCall: ToolCall, context?: CallContext): Promise<ToolResponse> {
+    const gathered =
+      context === undefined
+        ? GATHERED
+        : context.streaming === false
+          ? context
+          : { ...context, streaming: false };
+    let stream: AsyncIterable<ToolResponse>;
+    try {
+      stream = this.#call(toolCall, gathered);
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
-    return mergeResponses(chunks);
+    // A Promise tool on the direct path: answered in one turn, no iterator in between.
+    if (stream instanceof ToolRun) return stream.complete();
+    return gather(stream);
   }
 
   #call(toolCall: ToolCall, partial: CallContext): AsyncIterable<ToolResponse> {
@@ -627,27 +647,14 @@ export class Toolkit {
   }
 
   #context(toolCall: ToolCall, partial: CallContext, cancellation: CallCancellation): ToolContext {
-    let state = partial.state;
-    const context: ToolContext = {
-      // Made on first read: most tools never read it (see CallCancellation).
-      get signal(): AbortSignal {
-        return cancellation.signal;
-      },
-      set signal(signal: AbortSignal) {
-        cancellation.replaceSignal(this, signal);
-      },
-      callId: typeof toolCall?.id === 'string' ? toolCall.id : '',
-      files: partial.files ?? [],
-      logger: partial.logger ?? this.logger,
-      // Made on first read too: a Map per call is garbage most tools never touch.
-      get state(): Map<string, unknown> {
-        return (state ??= new Map());
-      },
-      set state(value: Map<string, unknown>) {
-        state = value;
-      },
-      language: partial.language ?? this.language,
-    };
+    const context = new CallToolContext(
+      cancellation,
+      typeof toolCall?.id === 'string' ? toolCall.id : '',
+      partial.files ?? [],
+      partial.logger ?? this.logger,
+      partial.state,
+      partial.language ?? this.language,
+    );
     // Optional fields stay absent rather than `undefined` (no conditional spreads: hot path).
     if (partial.workDir !== undefined) context.workDir = partial.workDir;
     if (partial.namespace !== undefined) context.namespace = partial.namespace;

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { ToolTimeoutError } from '@quiver/core';
 import type { ToolContext } from '@quiver/core';
 import { z } from 'zod';
+import { deadlineStats } from '../src/deadlines.js';
 import { Toolkit, defineTool } from '../src/index.js';
 import { collect, errorOf, finalChunk, sleep, textOf } from './helpers.js';
 
@@ -124,8 +125,9 @@ describe('per-call timeout', () => {
     });
   });
 
-  it('a call that finishes in time clears its timer', async () => {
+  it('a call that finishes in time leaves no live deadline, and its timeout never fires', async () => {
     jest.useFakeTimers();
+    const contexts: ToolContext[] = [];
     const toolkit = new Toolkit();
     toolkit.register(
       defineTool({
@@ -133,12 +135,55 @@ describe('per-call timeout', () => {
         description: 'd',
         parameters: z.object({}),
         timeoutMs: 1000,
-        execute: async () => 'done',
+        execute: async (_args, context) => {
+          contexts.push(context);
+          return 'done';
+        },
       }),
     );
     const response = await toolkit.callToCompletion(call('quick'));
     expect(textOf(response)).toBe('done');
+    expect(deadlineStats().live).toBe(0);
+    // The shared timer may still be set (unref'd) for the deadline it was armed for: when it
+    // fires it finds nothing due and is not set again.
+    await jest.advanceTimersByTimeAsync(5_000);
+    expect(contexts[0]!.signal.aborted).toBe(false);
     expect(jest.getTimerCount()).toBe(0);
+    expect(deadlineStats()).toMatchObject({ live: 0, armed: false });
+  });
+
+  it('many calls ending behind a long one do not pile up deadlines', async () => {
+    let release: (() => void) | undefined;
+    const toolkit = new Toolkit();
+    toolkit.register(
+      defineTool({
+        name: 'long',
+        description: 'd',
+        parameters: z.object({}),
+        timeoutMs: 60_000,
+        execute: () => new Promise<string>((resolve) => (release = () => resolve('long'))),
+      }),
+    );
+    toolkit.register(
+      defineTool({
+        name: 'short',
+        description: 'd',
+        parameters: z.object({}),
+        timeoutMs: 120_000,
+        execute: async () => 'short',
+      }),
+    );
+    const long = toolkit.callToCompletion(call('long'));
+    await sleep(1);
+    for (let index = 0; index < 1_000; index++) {
+      expect(textOf(await toolkit.callToCompletion(call('short')))).toBe('short');
+    }
+    const stats = deadlineStats();
+    expect(stats.live).toBe(1);
+    expect(stats.kept).toBeLessThanOrEqual(64);
+    release!();
+    expect(textOf(await long)).toBe('long');
+    expect(deadlineStats().live).toBe(0);
   });
 });
 

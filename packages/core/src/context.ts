@@ -25,6 +25,35 @@ export interface ToolContext {
    * `true`: partial chunks may reach the user.
    */
   streaming?: boolean;
+  /**
+   * Call `listener` once when the call is cancelled (its timeout, the caller's abort, the toolkit
+   * closing), with the reason — at once if it already is. Returns a function that removes the
+   * listener. It tells the same thing as `signal`, without making an AbortSignal: on Node 20 making
+   * one and listening to it costs several microseconds, as much as a whole local tool call, so a
+   * tool that only hands cancellation on (to a remote request, say) can use this instead.
+   * Optional: a context made elsewhere may not have it; {@link onToolAbort} falls back to `signal`.
+   */
+  onAbort?(listener: (reason: unknown) => void): () => void;
+}
+
+/**
+ * Call `listener` once when the call of `context` is cancelled, with the reason (at once if it
+ * already is): through `context.onAbort` where the context has it, else through `context.signal`.
+ * @returns a function that removes the listener
+ */
+export function onToolAbort(
+  context: Pick<ToolContext, 'signal' | 'onAbort'>,
+  listener: (reason: unknown) => void,
+): () => void {
+  if (typeof context.onAbort === 'function') return context.onAbort(listener);
+  const signal = context.signal;
+  if (signal.aborted) {
+    listener(signal.reason);
+    return () => {};
+  }
+  const relay = () => listener(signal.reason);
+  signal.addEventListener('abort', relay, { once: true });
+  return () => signal.removeEventListener('abort', relay);
 }
 
 /** Build a complete {@link ToolContext} from the parts a caller has; everything else gets a default. */

@@ -21,7 +21,7 @@ export {
   toolResponseSchema,
 } from './content.js';
 export type { ToolContext } from './context.js';
-export { createToolContext } from './context.js';
+export { createToolContext, onToolAbort } from './context.js';
 export type { ArgumentIssue } from './errors.js';
 export {
   ConfigurationError,

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
-import { createConsoleLogger, createToolContext, silentLogger } from '../src/index.js';
+import { createConsoleLogger, createToolContext, onToolAbort, silentLogger } from '../src/index.js';
 
 describe('createToolContext', () => {
   it('fills every field a tool may rely on', () => {
@@ -33,6 +33,50 @@ describe('createToolContext', () => {
     expect(context.signal).toBe(controller.signal);
     expect(context.state).toBe(state);
     expect(createToolContext().state).not.toBe(createToolContext().state);
+  });
+});
+
+describe('onToolAbort', () => {
+  it('falls back to the signal of a context without onAbort: once, with the reason, removable', () => {
+    const controller = new AbortController();
+    const context = createToolContext({ signal: controller.signal });
+    const heard: unknown[] = [];
+    const removed: unknown[] = [];
+    onToolAbort(context, (reason) => heard.push(reason));
+    const remove = onToolAbort(context, (reason) => removed.push(reason));
+    remove();
+    controller.abort('stop');
+    controller.signal.dispatchEvent(new Event('abort'));
+    expect(heard).toEqual(['stop']);
+    expect(removed).toEqual([]);
+  });
+
+  it('calls the listener at once for a context already aborted', () => {
+    const controller = new AbortController();
+    controller.abort('late');
+    const heard: unknown[] = [];
+    onToolAbort(createToolContext({ signal: controller.signal }), (reason) => heard.push(reason));
+    expect(heard).toEqual(['late']);
+  });
+
+  it("uses the context's own onAbort when it has one, without reading its signal", () => {
+    const listeners: ((reason: unknown) => void)[] = [];
+    const context = {
+      get signal(): AbortSignal {
+        throw new Error('the signal was read');
+      },
+      onAbort(listener: (reason: unknown) => void) {
+        listeners.push(listener);
+        return () => listeners.splice(listeners.indexOf(listener), 1);
+      },
+    };
+    const heard: unknown[] = [];
+    const remove = onToolAbort(context, (reason) => heard.push(reason));
+    expect(listeners).toHaveLength(1);
+    listeners[0]!('why');
+    remove();
+    expect(listeners).toHaveLength(0);
+    expect(heard).toEqual(['why']);
   });
 });
 

@@ -15,6 +15,7 @@ import type {
   ReconnectOptions,
 } from './server-connection.js';
 import { ServerConnection } from './server-connection.js';
+import { RequestSignal } from './request-signal.js';
 
 /** Options of {@link MCPManager}. */
 export interface MCPManagerOptions {
@@ -535,7 +536,7 @@ function streamCall(
   }
   // The caller gathers the call into one response: no progress to stream, just the result.
   return connection
-    .callTool(toolName, args, { signal: context.signal, timeoutMs })
+    .callTool(toolName, args, { signal: RequestSignal.forContext(context), timeoutMs })
     .then((result) => fromMCPResult(result, { serverName: connection.name, toolName }));
 }
 
@@ -561,7 +562,7 @@ class CallStream implements AsyncIterableIterator<ToolResponse> {
     this.#toolName = toolName;
     connection
       .callTool(toolName, args, {
-        signal: context.signal,
+        signal: RequestSignal.forContext(context),
         timeoutMs,
         onProgress: (progress: Progress) => {
           const waiter = this.#waiter;

@@ -7,6 +7,7 @@ import {
   StreamableHTTPClientTransport,
   StreamableHTTPError,
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type {
   CallToolResult,
@@ -25,6 +26,7 @@ import type { MCPServerConfig, RemoteServerConfig, StdioServerConfig } from './c
 import { isStdioConfig } from './config.js';
 import { MCPConnectionError, MCPErrorCodes, MCPServerDisconnectedError } from './errors.js';
 import { descendantsOf, terminateAll } from './process-tree.js';
+import { RequestSignal } from './request-signal.js';
 
 /** The transport a connection ended up using. */
 export type MCPTransportKind = 'stdio' | 'streamable-http' | 'sse';
@@ -67,7 +69,8 @@ export interface ServerConnectionOptions {
 
 /** @internal Options of one call. */
 export interface ConnectionCallOptions {
-  signal?: AbortSignal;
+  /** A RequestSignal is detached from the call's cancellation once the request settles. */
+  signal?: AbortSignal | RequestSignal;
   timeoutMs: number;
   onProgress?: (progress: Progress) => void;
 }
@@ -380,8 +383,12 @@ export class ServerConnection {
     const client = this.state === 'connected' ? this.#client : undefined;
     // Connected (the usual case): send at once, without waiting a turn for ensureConnected.
     if (client !== undefined) return this.#callTool(client, toolName, args, options);
-    return this.ensureConnected(options.signal).then((connected) =>
-      this.#callTool(connected, toolName, args, options),
+    return this.ensureConnected(sdkSignal(options.signal)).then(
+      (connected) => this.#callTool(connected, toolName, args, options),
+      (error: unknown) => {
+        if (options.signal instanceof RequestSignal) options.signal.detach();
+        throw error;
+      },
     );
   }
 
@@ -391,21 +398,33 @@ export class ServerConnection {
     args: Record<string, unknown>,
     options: ConnectionCallOptions,
   ): Promise<CallToolResult> {
+    const signal = options.signal;
+    const detach = signal instanceof RequestSignal ? signal : undefined;
+    // Built field by field, not with conditional spreads: this runs on every call.
+    const requestOptions: RequestOptions = { timeout: options.timeoutMs };
+    if (signal !== undefined) requestOptions.signal = sdkSignal(signal);
+    if (options.onProgress !== undefined) {
+      requestOptions.onprogress = options.onProgress;
+      requestOptions.resetTimeoutOnProgress = false;
+    }
     let sent: Promise<unknown>;
     try {
-      sent = client.callTool({ name: toolName, arguments: args }, CallToolResultSchema, {
-        ...(options.signal ? { signal: options.signal } : {}),
-        timeout: options.timeoutMs,
-        ...(options.onProgress
-          ? { onprogress: options.onProgress, resetTimeoutOnProgress: false }
-          : {}),
-      });
+      sent = client.callTool(
+        { name: toolName, arguments: args },
+        CallToolResultSchema,
+        requestOptions,
+      );
     } catch (error) {
+      detach?.detach();
       return Promise.reject(this.#callError(error, toolName, options));
     }
     return sent.then(
-      (result) => result as CallToolResult,
+      (result) => {
+        detach?.detach();
+        return result as CallToolResult;
+      },
       (error: unknown) => {
+        detach?.detach();
         throw this.#callError(error, toolName, options);
       },
     );
@@ -537,6 +556,11 @@ function isNetworkError(error: unknown): boolean {
     code === 'EPIPE' ||
     /EPIPE|ECONNRESET|ECONNREFUSED|Not connected/.test(error.message)
   );
+}
+
+/** What the SDK (and sleep) get as the signal: a RequestSignal stands in for an AbortSignal. */
+function sdkSignal(signal: AbortSignal | RequestSignal | undefined): AbortSignal | undefined {
+  return signal instanceof RequestSignal ? signal.asAbortSignal : signal;
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -253,6 +253,7 @@ describe('MCPManager against serveMCPHttp', () => {
   let toolkit: Toolkit;
   let http: MCPHttpServer;
   let manager: MCPManager;
+  let patient: MCPManager;
   const changes: string[][] = [];
 
   beforeAll(async () => {
@@ -265,9 +266,14 @@ describe('MCPManager against serveMCPHttp', () => {
     });
     const report = await manager.connect();
     expect(report.connected).toEqual(['q']);
+    // Its timeout is far off: a server-side abort seen by these tests must come from the
+    // cancellation the bridge sends, not from the SDK's timeout.
+    patient = new MCPManager({ servers: { q: { url: http.url, timeoutMs: 600_000 } } });
+    expect((await patient.connect()).connected).toEqual(['q']);
   });
 
   afterAll(async () => {
+    await patient.close();
     await manager.close();
     await http.close();
   });
@@ -307,11 +313,37 @@ describe('MCPManager against serveMCPHttp', () => {
     const before = observed.aborted;
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
-    const response = await manager.toolkit.callToCompletion(
+    const response = await patient.toolkit.callToCompletion(
       { id: '2', name: 'q__wait_for_abort', arguments: '{}' },
       { signal: controller.signal },
     );
     expect(response.metadata?.error).toMatchObject({ code: 'tool_aborted' });
+    await waitFor(() => observed.aborted === before + 1, 5_000, 'server-side abort');
+  });
+
+  it('sends notifications/cancelled when a streamed call is aborted', async () => {
+    const before = observed.aborted;
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    const chunks = [];
+    for await (const chunk of patient.toolkit.call(
+      { id: '2s', name: 'q__wait_for_abort', arguments: '{}' },
+      { signal: controller.signal },
+    ))
+      chunks.push(chunk);
+    expect(chunks[chunks.length - 1]!.metadata?.error).toMatchObject({ code: 'tool_aborted' });
+    await waitFor(() => observed.aborted === before + 1, 5_000, 'server-side abort');
+  });
+
+  it('sends notifications/cancelled when the reader stops reading a streamed call', async () => {
+    const before = observed.aborted;
+    const iterator = patient.toolkit
+      .call({ id: '2r', name: 'q__wait_for_abort', arguments: '{}' })
+      [Symbol.asyncIterator]();
+    const pending = iterator.next();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await iterator.return?.();
+    await pending;
     await waitFor(() => observed.aborted === before + 1, 5_000, 'server-side abort');
   });
 
