@@ -153,7 +153,7 @@ describe('KnowledgeBase with the default LSA embedder', () => {
     await original.close();
     const path = join(directory.path, 'embedder-1.bin');
     const bytes = readFileSync(path);
-    bytes[bytes.length - 3] ^= 0xff;
+    bytes[bytes.length - 3]! ^= 0xff;
     writeFileSync(path, bytes);
 
     await expect(KnowledgeBase.open({ directory: directory.path })).rejects.toThrow(
