@@ -149,108 +149,84 @@ async function measure(label, bridged, streamed, bare, control) {
 
 const args = { message: 'ping' };
 
-// stdio: each client has its own server processes (the same server program).
-async function measureStdio() {
-  const stdioManager = async () => {
-    const made = new MCPManager({
-      servers: { everything: { command: process.execPath, args: [everything, 'stdio'] } },
-    });
-    await made.connect();
-    return made;
-  };
-  const stdioClient = async () => {
-    const client = new Client({ name: 'bench', version: '1' });
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [everything, 'stdio'],
-        stderr: 'ignore',
-      }),
-    );
-    return client;
-  };
-  const call = { id: 'b', name: 'everything__echo', arguments: JSON.stringify(args) };
+const call = { id: 'b', name: 'everything__echo', arguments: JSON.stringify(args) };
+
+/**
+ * The four clients of one transport, measured: Quiver gathered, Quiver streamed, bare, control.
+ * `newManager` and `newClient` connect a fresh MCPManager or SDK Client to a server of their own.
+ */
+async function measureClients(label, newManager, newClient) {
+  const closeManager = (manager) => manager.close();
+  const closeClient = (client) => client.close();
+  const callBare = (client) => client.callTool({ name: 'echo', arguments: args });
   const clients = [
     await rotating(
-      stdioManager,
+      newManager,
       async (manager) => {
         const response = await manager.toolkit.callToCompletion(call);
         if (response.isError) throw new Error(JSON.stringify(response));
       },
-      (manager) => manager.close(),
+      closeManager,
     ),
     await rotating(
-      stdioManager,
+      newManager,
       async (manager) => {
         for await (const chunk of manager.toolkit.call(call)) {
           if (chunk.isError) throw new Error(JSON.stringify(chunk));
         }
       },
-      (manager) => manager.close(),
+      closeManager,
     ),
-    await rotating(
-      stdioClient,
-      (client) => client.callTool({ name: 'echo', arguments: args }),
-      (client) => client.close(),
-    ),
-    await rotating(
-      stdioClient,
-      (client) => client.callTool({ name: 'echo', arguments: args }),
-      (client) => client.close(),
-    ),
+    await rotating(newClient, callBare, closeClient),
+    await rotating(newClient, callBare, closeClient),
   ];
-  const result = await measure('stdio', ...clients.map((client) => client.run));
+  const result = await measure(label, ...clients.map((client) => client.run));
   for (const client of clients) await client.close();
   return result;
+}
+
+// stdio: each client has its own server processes (the same server program).
+function measureStdio() {
+  return measureClients(
+    'stdio',
+    async () => {
+      const manager = new MCPManager({
+        servers: { everything: { command: process.execPath, args: [everything, 'stdio'] } },
+      });
+      await manager.connect();
+      return manager;
+    },
+    async () => {
+      const client = new Client({ name: 'bench', version: '1' });
+      await client.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: [everything, 'stdio'],
+          stderr: 'ignore',
+        }),
+      );
+      return client;
+    },
+  );
 }
 
 // Streamable HTTP: one server process, sessions of their own for each client.
 async function measureHttp() {
   const server = await startHttpServer();
   try {
-    const httpManager = async () => {
-      const made = new MCPManager({ servers: { everything: { url: server.url } } });
-      await made.connect();
-      return made;
-    };
-    const httpClient = async () => {
-      const client = new Client({ name: 'bench', version: '1' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
-      return client;
-    };
-    const call = { id: 'b', name: 'everything__echo', arguments: JSON.stringify(args) };
-    const clients = [
-      await rotating(
-        httpManager,
-        async (manager) => {
-          const response = await manager.toolkit.callToCompletion(call);
-          if (response.isError) throw new Error(JSON.stringify(response));
-        },
-        (manager) => manager.close(),
-      ),
-      await rotating(
-        httpManager,
-        async (manager) => {
-          for await (const chunk of manager.toolkit.call(call)) {
-            if (chunk.isError) throw new Error(JSON.stringify(chunk));
-          }
-        },
-        (manager) => manager.close(),
-      ),
-      await rotating(
-        httpClient,
-        (client) => client.callTool({ name: 'echo', arguments: args }),
-        (client) => client.close(),
-      ),
-      await rotating(
-        httpClient,
-        (client) => client.callTool({ name: 'echo', arguments: args }),
-        (client) => client.close(),
-      ),
-    ];
-    const result = await measure('streamable-http', ...clients.map((client) => client.run));
-    for (const client of clients) await client.close();
-    return result;
+    return await measureClients(
+      'streamable-http',
+      async () => {
+        const manager = new MCPManager({ servers: { everything: { url: server.url } } });
+        await manager.connect();
+        return manager;
+      },
+      async () => {
+        const client = new Client({ name: 'bench', version: '1' });
+        await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+        return client;
+      },
+    );
   } finally {
     server.stop();
   }
