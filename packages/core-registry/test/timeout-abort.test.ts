@@ -152,6 +152,39 @@ describe('per-call timeout', () => {
     expect(deadlineStats()).toMatchObject({ live: 0, armed: false });
   });
 
+  it('timeouts keep working when fake timers are installed and removed between calls', async () => {
+    const toolkit = new Toolkit();
+    toolkit.register(
+      defineTool({
+        name: 'hang',
+        description: 'never answers',
+        parameters: z.object({}),
+        timeoutMs: 20,
+        execute: () => new Promise(() => {}),
+      }),
+    );
+    toolkit.register(
+      defineTool({
+        name: 'hang_short',
+        description: 'never answers',
+        parameters: z.object({}),
+        timeoutMs: 30,
+        execute: () => new Promise(() => {}),
+      }),
+    );
+    // A deadline armed under fake timers, left pending when they are removed (its fake timer
+    // will never fire)...
+    jest.useFakeTimers();
+    const underFakes = toolkit.callToCompletion(call('hang'));
+    await jest.advanceTimersByTimeAsync(5);
+    jest.useRealTimers();
+    // ...must not hold back the timeout of a call made with real timers, due after it.
+    const response = await toolkit.callToCompletion(call('hang_short'));
+    expect(errorOf(response)).toMatchObject({ code: 'tool_timeout', timeoutMs: 30 });
+    // The real timer now stands for the earlier deadline too: that call timed out as well.
+    expect(errorOf(await underFakes)).toMatchObject({ code: 'tool_timeout', timeoutMs: 20 });
+  });
+
   it('many calls ending behind a long one do not pile up deadlines', async () => {
     let release: (() => void) | undefined;
     const toolkit = new Toolkit();
