@@ -10,7 +10,7 @@
  * exactly while a call is waiting on a deadline, as a timer per call did.
  */
 export interface Deadline {
-  /** When it is due, in `Date.now()` milliseconds. */
+  /** When it is due, in `performance.now()` milliseconds (monotonic, like Node's timers). */
   readonly at: number;
   /** Called when it is due; undefined once it fired or was cancelled. */
   fire: (() => void) | undefined;
@@ -31,7 +31,7 @@ let clearWith: typeof clearTimeout | undefined;
 
 /** Call `fire` in `ms` milliseconds unless {@link cancelDeadline} comes first. */
 export function addDeadline(ms: number, fire: () => void): Deadline {
-  const deadline: Deadline = { at: Date.now() + ms, fire };
+  const deadline: Deadline = { at: performance.now() + ms, fire };
   push(deadline);
   live++;
   if (globalThis.setTimeout !== armedWith) arm(heap[0]!.at);
@@ -63,14 +63,14 @@ function arm(at: number): void {
   armedWith = globalThis.setTimeout;
   clearWith = globalThis.clearTimeout;
   timerAt = at;
-  timer = armedWith(onTimer, Math.max(0, at - Date.now()));
+  timer = armedWith(onTimer, Math.max(0, at - performance.now()));
   if (live === 0) timer.unref?.();
 }
 
 function onTimer(): void {
   timer = undefined;
   timerAt = Infinity;
-  const now = Date.now();
+  const now = performance.now();
   while (heap.length > 0 && (heap[0]!.fire === undefined || heap[0]!.at <= now)) {
     const due = pop();
     const fire = due.fire;

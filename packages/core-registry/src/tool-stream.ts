@@ -429,7 +429,11 @@ export class ToolRun implements AsyncIterableIterator<ToolResponse> {
   #onItem(item: IteratorResult<unknown>): RunStep {
     // A generator that never awaits starves the event loop, so the timer could never fire: each
     // step also checks the clock.
-    if (this.#deadline !== Infinity && !this.#cancellation.aborted && Date.now() >= this.#deadline)
+    if (
+      this.#deadline !== Infinity &&
+      !this.#cancellation.aborted &&
+      performance.now() >= this.#deadline
+    )
       this.#timeOut();
     if (this.#ended || this.#cancellation.aborted) {
       if (!this.#ended) this.#stop();
