@@ -1,6 +1,39 @@
 import { expect } from '@jest/globals';
 import type { ToolResponse } from '@quiver/core';
 import { responseText, toolResponseSchema } from '@quiver/core';
+import { z } from 'zod';
+import { Toolkit, defineTool } from '../src/index.js';
+import type { ToolSpec, ToolkitOptions } from '../src/index.js';
+
+type NoArguments = Record<string, never>;
+
+/** A tool without parameters, for tests that care only about what it does when called. */
+export function bareTool(
+  name: string,
+  execute: ToolSpec<NoArguments>['execute'],
+  options: { description?: string; timeoutMs?: number } = {},
+) {
+  return defineTool({
+    name,
+    description: options.description ?? 'd',
+    parameters: z.object({}),
+    execute,
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+  });
+}
+
+/** A Toolkit holding these tools. */
+export function toolkitWith(
+  tools: readonly ReturnType<typeof bareTool>[],
+  options?: ToolkitOptions,
+): Toolkit {
+  const toolkit = new Toolkit(options);
+  for (const tool of tools) toolkit.register(tool);
+  return toolkit;
+}
+
+/** A call of a tool without arguments, with id `call-<name>`. */
+export const call = (name: string) => ({ id: `call-${name}`, name, arguments: '{}' });
 
 /** Read a whole stream. */
 export async function collect(stream: AsyncIterable<ToolResponse>): Promise<ToolResponse[]> {

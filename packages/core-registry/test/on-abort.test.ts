@@ -1,11 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { onToolAbort } from '@quiver/core';
 import type { ToolContext } from '@quiver/core';
-import { z } from 'zod';
-import { Toolkit, defineTool } from '../src/index.js';
-import { collect, errorOf, finalChunk, sleep } from './helpers.js';
-
-const call = (name: string) => ({ id: `call-${name}`, name, arguments: '{}' });
+import type { Toolkit } from '../src/index.js';
+import { bareTool, call, collect, errorOf, finalChunk, sleep, toolkitWith } from './helpers.js';
 
 /** A toolkit with `wait`: a tool that waits until told of its cancellation through onAbort. */
 function waiting(timeoutMs?: number): {
@@ -15,14 +12,10 @@ function waiting(timeoutMs?: number): {
 } {
   const heard: unknown[] = [];
   const contexts: ToolContext[] = [];
-  const toolkit = new Toolkit();
-  toolkit.register(
-    defineTool({
-      name: 'wait',
-      description: 'waits until cancelled',
-      parameters: z.object({}),
-      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-      execute: (_args, context) => {
+  const toolkit = toolkitWith([
+    bareTool(
+      'wait',
+      (_args, context) => {
         contexts.push(context);
         return new Promise<string>((resolve) => {
           context.onAbort!((reason) => {
@@ -31,8 +24,9 @@ function waiting(timeoutMs?: number): {
           });
         });
       },
-    }),
-  );
+      timeoutMs !== undefined ? { timeoutMs } : {},
+    ),
+  ]);
   return { toolkit, heard, contexts };
 }
 
@@ -80,22 +74,19 @@ describe('context.onAbort', () => {
   it('calls a listener added after the abort at once, and a removed one never', async () => {
     const heard: string[] = [];
     let context: ToolContext | undefined;
-    const toolkit = new Toolkit();
-    toolkit.register(
-      defineTool({
-        name: 'late',
-        description: 'd',
-        parameters: z.object({}),
-        timeoutMs: 20,
-        execute: (_args, ctx) => {
+    const toolkit = toolkitWith([
+      bareTool(
+        'late',
+        (_args, ctx) => {
           context = ctx;
           const remove = ctx.onAbort!(() => heard.push('removed'));
           remove();
           ctx.onAbort!(() => heard.push('kept'));
           return new Promise(() => {});
         },
-      }),
-    );
+        { timeoutMs: 20 },
+      ),
+    ]);
     await toolkit.callToCompletion(call('late'));
     expect(heard).toEqual(['kept']);
     context!.onAbort!((reason) => heard.push(`after: ${(reason as Error).name}`));
@@ -105,18 +96,12 @@ describe('context.onAbort', () => {
 
   it('a tool that finished is not told of a later abort', async () => {
     const heard: unknown[] = [];
-    const toolkit = new Toolkit();
-    toolkit.register(
-      defineTool({
-        name: 'quick',
-        description: 'd',
-        parameters: z.object({}),
-        execute: async (_args, context) => {
-          context.onAbort!((reason) => heard.push(reason));
-          return 'done';
-        },
+    const toolkit = toolkitWith([
+      bareTool('quick', async (_args, context) => {
+        context.onAbort!((reason) => heard.push(reason));
+        return 'done';
       }),
-    );
+    ]);
     const response = await toolkit.callToCompletion(call('quick'));
     expect(response.isError).toBeUndefined();
     await toolkit.close();
@@ -126,19 +111,10 @@ describe('context.onAbort', () => {
   it('follows the signal a middleware put on the context, and a spread copy falls back to its signal', async () => {
     const heard: string[] = [];
     const middlewareController = new AbortController();
-    const toolkit = new Toolkit();
-    toolkit.use(async function* replaceSignal(invocation, next) {
-      yield* next({
-        ...invocation,
-        context: { ...invocation.context, signal: middlewareController.signal },
-      });
-    });
-    toolkit.register(
-      defineTool({
-        name: 'wait',
-        description: 'd',
-        parameters: z.object({}),
-        execute: (_args, context) =>
+    const toolkit = toolkitWith([
+      bareTool(
+        'wait',
+        (_args, context) =>
           new Promise<string>((resolve) => {
             // The spread copy has no onAbort of its own: the helper listens to its signal.
             expect(typeof context.onAbort).toBe('undefined');
@@ -147,8 +123,14 @@ describe('context.onAbort', () => {
               resolve('stopped');
             });
           }),
-      }),
-    );
+      ),
+    ]);
+    toolkit.use(async function* replaceSignal(invocation, next) {
+      yield* next({
+        ...invocation,
+        context: { ...invocation.context, signal: middlewareController.signal },
+      });
+    });
     const pending = collect(toolkit.call(call('wait')));
     await sleep(1);
     middlewareController.abort();
@@ -159,19 +141,13 @@ describe('context.onAbort', () => {
   it('keeps signal and state in a spread copy of the context', async () => {
     const seen: { signal: unknown; state: unknown; keys: string[] }[] = [];
     const state = new Map<string, unknown>([['session', 's1']]);
-    const toolkit = new Toolkit();
-    toolkit.register(
-      defineTool({
-        name: 'copy',
-        description: 'd',
-        parameters: z.object({}),
-        execute: (_args, context) => {
-          const copy = { ...context };
-          seen.push({ signal: copy.signal, state: copy.state, keys: Object.keys(copy) });
-          return 'ok';
-        },
+    const toolkit = toolkitWith([
+      bareTool('copy', (_args, context) => {
+        const copy = { ...context };
+        seen.push({ signal: copy.signal, state: copy.state, keys: Object.keys(copy) });
+        return 'ok';
       }),
-    );
+    ]);
     await toolkit.callToCompletion(call('copy'), { state });
     expect(seen[0]!.signal).toBeInstanceOf(AbortSignal);
     expect(seen[0]!.state).toBe(state);

@@ -2,12 +2,20 @@ import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { ToolTimeoutError } from '@quiver/core';
 import type { ToolContext } from '@quiver/core';
-import { z } from 'zod';
 import { deadlineStats } from '../src/deadlines.js';
-import { Toolkit, defineTool } from '../src/index.js';
-import { collect, errorOf, finalChunk, sleep, textOf } from './helpers.js';
+import { Toolkit } from '../src/index.js';
+import {
+  bareTool,
+  call,
+  collect,
+  errorOf,
+  finalChunk,
+  sleep,
+  textOf,
+  toolkitWith,
+} from './helpers.js';
 
-const call = (name: string) => ({ id: `call-${name}`, name, arguments: '{}' });
+const never = () => new Promise<never>(() => {});
 
 describe('per-call timeout', () => {
   afterEach(() => {
@@ -16,19 +24,16 @@ describe('per-call timeout', () => {
 
   it('a tool that hangs gets a ToolTimeoutError response, and its signal is aborted with that error', async () => {
     let seen: ToolContext | undefined;
-    const toolkit = new Toolkit();
-    toolkit.register(
-      defineTool({
-        name: 'hang',
-        description: 'never answers',
-        parameters: z.object({}),
-        timeoutMs: 20,
-        execute: (_args, context) => {
+    const toolkit = toolkitWith([
+      bareTool(
+        'hang',
+        (_args, context) => {
           seen = context;
-          return new Promise(() => {});
+          return never();
         },
-      }),
-    );
+        { timeoutMs: 20 },
+      ),
+    ]);
     const response = finalChunk(await collect(toolkit.call(call('hang'))));
     const error = errorOf(response);
     expect(error).toMatchObject({ code: 'tool_timeout', toolName: 'hang', timeoutMs: 20 });
@@ -41,22 +46,19 @@ describe('per-call timeout', () => {
     let producedLate = false;
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
-    const toolkit = new Toolkit();
-    toolkit.register(
-      defineTool({
-        name: 'stubborn',
-        description: 'ignores its signal',
-        parameters: z.object({}),
-        timeoutMs: 20,
-        async *execute() {
+    const toolkit = toolkitWith([
+      bareTool(
+        'stubborn',
+        async function* () {
           yield 'first';
           await released; // ignores context.signal entirely
           producedLate = true;
           yield 'late';
           return 'very late';
         },
-      }),
-    );
+        { timeoutMs: 20 },
+      ),
+    ]);
     const chunks = await collect(toolkit.call(call('stubborn')));
     expect(textOf(chunks[0]!)).toBe('first');
     expect(errorOf(finalChunk(chunks)).code).toBe('tool_timeout');
@@ -69,37 +71,23 @@ describe('per-call timeout', () => {
   });
 
   it('a generator that never awaits cannot starve its timeout', async () => {
-    const toolkit = new Toolkit();
-    toolkit.register(
-      defineTool({
-        name: 'endless',
-        description: 'yields forever, synchronously',
-        parameters: z.object({}),
-        timeoutMs: 20,
-        *execute() {
+    const toolkit = toolkitWith([
+      bareTool(
+        'endless',
+        function* () {
           for (;;) yield 'x';
         },
-      }),
-    );
+        { timeoutMs: 20 },
+      ),
+    ]);
     const chunks = await collect(toolkit.call(call('endless')));
     expect(errorOf(finalChunk(chunks)).code).toBe('tool_timeout');
   });
 
   it('the registration timeout overrides the tool default, which overrides the toolkit default (fake timers)', async () => {
     jest.useFakeTimers();
-    const hang = defineTool({
-      name: 'hang',
-      description: 'd',
-      parameters: z.object({}),
-      timeoutMs: 50_000,
-      execute: () => new Promise(() => {}),
-    });
-    const plain = defineTool({
-      name: 'plain',
-      description: 'd',
-      parameters: z.object({}),
-      execute: () => new Promise(() => {}),
-    });
+    const hang = bareTool('hang', never, { timeoutMs: 50_000 });
+    const plain = bareTool('plain', never);
     const toolkit = new Toolkit({ defaultTimeoutMs: 90_000 });
     toolkit.register(hang);
     toolkit.register(hang, { name: 'hang_short', timeoutMs: 10_000 });
@@ -128,19 +116,16 @@ describe('per-call timeout', () => {
   it('a call that finishes in time leaves no live deadline, and its timeout never fires', async () => {
     jest.useFakeTimers();
     const contexts: ToolContext[] = [];
-    const toolkit = new Toolkit();
-    toolkit.register(
-      defineTool({
-        name: 'quick',
-        description: 'd',
-        parameters: z.object({}),
-        timeoutMs: 1000,
-        execute: async (_args, context) => {
+    const toolkit = toolkitWith([
+      bareTool(
+        'quick',
+        async (_args, context) => {
           contexts.push(context);
           return 'done';
         },
-      }),
-    );
+        { timeoutMs: 1000 },
+      ),
+    ]);
     const response = await toolkit.callToCompletion(call('quick'));
     expect(textOf(response)).toBe('done');
     expect(deadlineStats().live).toBe(0);
@@ -153,25 +138,10 @@ describe('per-call timeout', () => {
   });
 
   it('timeouts keep working when fake timers are installed and removed between calls', async () => {
-    const toolkit = new Toolkit();
-    toolkit.register(
-      defineTool({
-        name: 'hang',
-        description: 'never answers',
-        parameters: z.object({}),
-        timeoutMs: 20,
-        execute: () => new Promise(() => {}),
-      }),
-    );
-    toolkit.register(
-      defineTool({
-        name: 'hang_short',
-        description: 'never answers',
-        parameters: z.object({}),
-        timeoutMs: 30,
-        execute: () => new Promise(() => {}),
-      }),
-    );
+    const toolkit = toolkitWith([
+      bareTool('hang', never, { timeoutMs: 20 }),
+      bareTool('hang_short', never, { timeoutMs: 30 }),
+    ]);
     // A deadline armed under fake timers, left pending when they are removed (its fake timer
     // will never fire)...
     jest.useFakeTimers();
@@ -187,25 +157,12 @@ describe('per-call timeout', () => {
 
   it('many calls ending behind a long one do not pile up deadlines', async () => {
     let release: (() => void) | undefined;
-    const toolkit = new Toolkit();
-    toolkit.register(
-      defineTool({
-        name: 'long',
-        description: 'd',
-        parameters: z.object({}),
+    const toolkit = toolkitWith([
+      bareTool('long', () => new Promise<string>((resolve) => (release = () => resolve('long'))), {
         timeoutMs: 60_000,
-        execute: () => new Promise<string>((resolve) => (release = () => resolve('long'))),
       }),
-    );
-    toolkit.register(
-      defineTool({
-        name: 'short',
-        description: 'd',
-        parameters: z.object({}),
-        timeoutMs: 120_000,
-        execute: async () => 'short',
-      }),
-    );
+      bareTool('short', async () => 'short', { timeoutMs: 120_000 }),
+    ]);
     const long = toolkit.callToCompletion(call('long'));
     await sleep(1);
     for (let index = 0; index < 1_000; index++) {
@@ -223,20 +180,14 @@ describe('per-call timeout', () => {
 describe('caller AbortSignal', () => {
   function cancellable(): { toolkit: Toolkit; contexts: ToolContext[] } {
     const contexts: ToolContext[] = [];
-    const toolkit = new Toolkit();
-    toolkit.register(
-      defineTool({
-        name: 'wait',
-        description: 'waits until cancelled',
-        parameters: z.object({}),
-        execute: (_args, context) => {
-          contexts.push(context);
-          return new Promise((_resolve, reject) => {
-            context.signal.addEventListener('abort', () => reject(context.signal.reason));
-          });
-        },
+    const toolkit = toolkitWith([
+      bareTool('wait', (_args, context) => {
+        contexts.push(context);
+        return new Promise((_resolve, reject) => {
+          context.signal.addEventListener('abort', () => reject(context.signal.reason));
+        });
       }),
-    );
+    ]);
     return { toolkit, contexts };
   }
 
@@ -264,15 +215,7 @@ describe('caller AbortSignal', () => {
   });
 
   it('a finished call leaves no listener on the caller signal', async () => {
-    const toolkit = new Toolkit();
-    toolkit.register(
-      defineTool({
-        name: 'ok',
-        description: 'd',
-        parameters: z.object({}),
-        execute: async () => 'ok',
-      }),
-    );
+    const toolkit = toolkitWith([bareTool('ok', async () => 'ok')]);
     const controller = new AbortController();
     let added = 0;
     let removed = 0;
@@ -294,17 +237,14 @@ describe('caller AbortSignal', () => {
 
   it('passes the caller context through to the tool', async () => {
     let seen: ToolContext | undefined;
-    const toolkit = new Toolkit({ language: 'zh' });
-    toolkit.register(
-      defineTool({
-        name: 'ctx',
-        description: 'd',
-        parameters: z.object({}),
-        execute: (_args, context) => {
+    const toolkit = toolkitWith(
+      [
+        bareTool('ctx', (_args, context) => {
           seen = context;
           return 'ok';
-        },
-      }),
+        }),
+      ],
+      { language: 'zh' },
     );
     const state = new Map<string, unknown>([['session', 's1']]);
     await toolkit.callToCompletion(call('ctx'), {
@@ -327,22 +267,18 @@ describe('caller AbortSignal', () => {
 
 describe('a middleware that changes the signal', () => {
   function makeToolkit(seen: ToolContext[]): Toolkit {
-    const toolkit = new Toolkit();
-    toolkit.register(
-      defineTool({
-        name: 'wait',
-        description: 'd',
-        parameters: z.object({}),
-        timeoutMs: 30,
-        execute: (_args, context) => {
+    return toolkitWith([
+      bareTool(
+        'wait',
+        (_args, context) => {
           seen.push(context);
           return new Promise((_resolve, reject) =>
             context.signal.addEventListener('abort', () => reject(context.signal.reason)),
           );
         },
-      }),
-    );
-    return toolkit;
+        { timeoutMs: 30 },
+      ),
+    ]);
   }
 
   it.each([
@@ -388,23 +324,10 @@ describe('a middleware that changes the signal', () => {
   });
 
   it('a long-lived signal given to every call does not collect listeners', async () => {
-    const toolkit = new Toolkit();
-    toolkit.register(
-      defineTool({
-        name: 'quick',
-        description: 'd',
-        parameters: z.object({}),
-        execute: async () => 'ok',
-      }),
-    );
-    toolkit.register(
-      defineTool({
-        name: 'plain',
-        description: 'd',
-        parameters: z.object({}),
-        execute: () => 'ok',
-      }),
-    );
+    const toolkit = toolkitWith([
+      bareTool('quick', async () => 'ok'),
+      bareTool('plain', () => 'ok'),
+    ]);
     const session = new AbortController();
     toolkit.use((invocation, next) => {
       invocation.context.signal = session.signal;
