@@ -1,4 +1,4 @@
-import type { ToolContext } from '@quiver/core';
+import { onToolAbort, type ToolContext } from '@quiver/core';
 
 /**
  * A few controllers made ahead, while the process waits: on Node 20, making an AbortSignal costs
@@ -100,14 +100,8 @@ export class CallCancellation {
    */
   listen(context: ToolContext, listener: (reason: unknown) => void): () => void {
     if (context !== this.#context && !(this.#controller?.signal === context.signal)) {
-      const signal = context.signal;
-      if (signal.aborted) {
-        listener(signal.reason);
-        return noop;
-      }
-      const relay = () => listener(signal.reason);
-      signal.addEventListener('abort', relay, { once: true });
-      return () => signal.removeEventListener('abort', relay);
+      // Another signal: listen to it as core does for a context without onAbort.
+      return onToolAbort({ signal: context.signal }, listener);
     }
     if (this.aborted) {
       listener(this.reason);

@@ -29,25 +29,7 @@ const everything = join(
 );
 const iterations = Number(process.env.ITERATIONS ?? 2000);
 const warmup = Number(process.env.WARMUP ?? 500);
-/**
- * Server processes (stdio) or sessions (HTTP) per client, called in turn (default 1). Several per
- * client average out where the processes land, but each server then idles longer between its
- * calls, which lengthens every round trip (about 0.2 → 0.35–0.45 ms over stdio with 3) and so
- * shrinks the ratio: not like for like with one, and not what the verdict uses.
- */
-const perClient = Number(process.env.SERVERS_PER_CLIENT ?? 1);
 const runs = Number(process.env.RUNS ?? 3);
-
-/** A runner that calls `make()`'s results in turn, and a close for all of them. */
-async function rotating(make, call, close) {
-  const made = [];
-  for (let index = 0; index < perClient; index++) made.push(await make());
-  let turn = 0;
-  return {
-    run: () => call(made[turn++ % made.length]),
-    close: () => Promise.all(made.map(close)),
-  };
-}
 const TARGET = 1.1;
 
 function percentile(sorted, p) {
@@ -156,33 +138,28 @@ const call = { id: 'b', name: 'everything__echo', arguments: JSON.stringify(args
  * `newManager` and `newClient` connect a fresh MCPManager or SDK Client to a server of their own.
  */
 async function measureClients(label, newManager, newClient) {
-  const closeManager = (manager) => manager.close();
-  const closeClient = (client) => client.close();
-  const callBare = (client) => client.callTool({ name: 'echo', arguments: args });
-  const clients = [
-    await rotating(
-      newManager,
-      async (manager) => {
-        const response = await manager.toolkit.callToCompletion(call);
+  const gathered = await newManager();
+  const streamed = await newManager();
+  const bare = await newClient();
+  const control = await newClient();
+  try {
+    return await measure(
+      label,
+      async () => {
+        const response = await gathered.toolkit.callToCompletion(call);
         if (response.isError) throw new Error(JSON.stringify(response));
       },
-      closeManager,
-    ),
-    await rotating(
-      newManager,
-      async (manager) => {
-        for await (const chunk of manager.toolkit.call(call)) {
+      async () => {
+        for await (const chunk of streamed.toolkit.call(call)) {
           if (chunk.isError) throw new Error(JSON.stringify(chunk));
         }
       },
-      closeManager,
-    ),
-    await rotating(newClient, callBare, closeClient),
-    await rotating(newClient, callBare, closeClient),
-  ];
-  const result = await measure(label, ...clients.map((client) => client.run));
-  for (const client of clients) await client.close();
-  return result;
+      () => bare.callTool({ name: 'echo', arguments: args }),
+      () => control.callTool({ name: 'echo', arguments: args }),
+    );
+  } finally {
+    for (const each of [gathered, streamed, bare, control]) await each.close();
+  }
 }
 
 // stdio: each client has its own server processes (the same server program).
@@ -285,10 +262,9 @@ const output = {
   cpus: `${cpus().length} x ${cpus()[0]?.model ?? 'unknown'}`,
   date: new Date().toISOString(),
   warmup,
-  serversPerClient: perClient,
   runs,
   loadAverage: loadavg().map(round),
-  note: `control = a second bare SDK client: control ratio = noise floor of this machine. Each run starts fresh server processes; each client calls ${perClient} connection(s) of its own (stdio: as many server processes). The verdict is the median of the runs' p50 ratios.`,
+  note: `control = a second bare SDK client: control ratio = noise floor of this machine. Each run starts fresh server processes; each client has a connection of its own (stdio: its own server process). The verdict is the median of the runs' p50 ratios.`,
   results,
 };
 await mkdir(join(here, 'results'), { recursive: true });

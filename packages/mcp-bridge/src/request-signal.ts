@@ -25,11 +25,7 @@ export class RequestSignal {
   /** A signal for a call run with `context`: aborted when the call is cancelled. */
   static forContext(context: ToolContext): RequestSignal {
     const signal = new RequestSignal();
-    const follow = (reason: unknown) => signal.abort(reason);
-    signal.#detach =
-      typeof context.onAbort === 'function'
-        ? context.onAbort(follow)
-        : onToolAbort(context, follow);
+    signal.#detach = onToolAbort(context, (reason) => signal.abort(reason));
     return signal;
   }
 

@@ -32,6 +32,22 @@ function readManifest(directory: string): ManifestView {
   return JSON.parse(readFileSync(join(directory, 'manifest.json'), 'utf8')) as ManifestView;
 }
 
+/** Cranfield document 1 (its first page) is about a wing in a propeller slipstream. */
+const SLIPSTREAM = 'wing in a propeller slipstream';
+
+/** In every search mode, the top hit of `query` is a chunk like `expected`, with no warnings. */
+async function expectTopHit(
+  knowledgeBase: KnowledgeBase,
+  query: string,
+  expected: Record<string, unknown>,
+): Promise<void> {
+  for (const mode of modes) {
+    const { hits, warnings } = await knowledgeBase.search({ query, mode, topK: 3 });
+    expect(warnings).toEqual([]);
+    expect(hits[0]!.chunk).toMatchObject(expected);
+  }
+}
+
 /** Cranfield document 29 (not in the fixture) as two pages, the way make.mjs cut documents. */
 function cranfield29(): { source: string; title: string; chunks: DocumentChunk[] } {
   const line = readFileSync(join(__dirname, 'fixtures', 'cranfield-mini', 'corpus.jsonl'), 'utf8')
@@ -92,35 +108,23 @@ describe('a knowledge base written by the first release (0c46fa2, n-gram default
 
   it('finds the known answers by keyword, vector and hybrid search, with source, page and heading', async () => {
     const knowledgeBase = await KnowledgeBase.open({ directory: directory.path });
+    await expectTopHit(knowledgeBase, SLIPSTREAM, {
+      id: 'cranfield/1.txt#0',
+      source: 'cranfield/1.txt',
+      page: 1,
+      headingPath: ['experimental investigation of the aerodynamics of a wing in a slipstream .'],
+      text: expect.stringContaining('propeller slipstream'),
+    });
+    // Cranfield query 1; document 12 is judged relevant to it in the qrels.
+    await expectTopHit(
+      knowledgeBase,
+      'what similarity laws must be obeyed when constructing aeroelastic models of heated high speed aircraft .',
+      { source: 'cranfield/12.txt' },
+    );
+    // The deleted documents stay deleted (7: roughness and transition; 19: elliptical cones).
     for (const mode of modes) {
-      // Cranfield document 1 is about a wing in a propeller slipstream (its first page).
-      let { hits, warnings } = await knowledgeBase.search({
-        query: 'wing in a propeller slipstream',
-        mode,
-        topK: 3,
-      });
-      expect(warnings).toEqual([]);
-      expect(hits[0]!.chunk).toMatchObject({
-        id: 'cranfield/1.txt#0',
-        source: 'cranfield/1.txt',
-        page: 1,
-        headingPath: ['experimental investigation of the aerodynamics of a wing in a slipstream .'],
-      });
-      expect(hits[0]!.chunk.text).toContain('propeller slipstream');
-
-      // Cranfield query 1; document 12 is judged relevant to it in the qrels.
-      ({ hits, warnings } = await knowledgeBase.search({
-        query:
-          'what similarity laws must be obeyed when constructing aeroelastic models of heated high speed aircraft .',
-        mode,
-        topK: 3,
-      }));
-      expect(warnings).toEqual([]);
-      expect(hits[0]!.chunk.source).toBe('cranfield/12.txt');
-
-      // The deleted documents stay deleted (7: roughness and transition; 19: elliptical cones).
       for (const query of ['three-dimensional roughness spheres transition', 'elliptical cones']) {
-        ({ hits } = await knowledgeBase.search({ query, mode, topK: 50, dedupe: false }));
+        const { hits } = await knowledgeBase.search({ query, mode, topK: 50, dedupe: false });
         for (const hit of hits) expect(deletedSources).not.toContain(hit.chunk.source);
       }
     }
@@ -159,18 +163,15 @@ describe('a knowledge base written by the first release (0c46fa2, n-gram default
       ...expectedSources,
       added.source,
     ]);
-    for (const mode of modes) {
-      const old = await reopened.search({ query: 'wing in a propeller slipstream', mode, topK: 3 });
-      expect(old.warnings).toEqual([]);
-      expect(old.hits[0]!.chunk.source).toBe('cranfield/1.txt');
-      const fresh = await reopened.search({
-        query: 'thermal stresses in a wide-flanged i-beam heated on its flanges',
-        mode,
-        topK: 3,
-      });
-      expect(fresh.warnings).toEqual([]);
-      expect(fresh.hits[0]!.chunk).toMatchObject({ source: added.source, page: 2 });
-    }
+    await expectTopHit(reopened, SLIPSTREAM, { source: 'cranfield/1.txt' });
+    await expectTopHit(
+      reopened,
+      'thermal stresses in a wide-flanged i-beam heated on its flanges',
+      {
+        source: added.source,
+        page: 2,
+      },
+    );
     await reopened.close();
   });
 
@@ -182,15 +183,7 @@ describe('a knowledge base written by the first release (0c46fa2, n-gram default
     expect(reader.readOnly).toBe(true);
     expect(reader.embedder).toBeInstanceOf(HashedNgramEmbedder);
     expect(reader.documents().map((document) => document.source)).toEqual(expectedSources);
-    for (const mode of modes) {
-      const { hits, warnings } = await reader.search({
-        query: 'wing in a propeller slipstream',
-        mode,
-        topK: 3,
-      });
-      expect(warnings).toEqual([]);
-      expect(hits[0]!.chunk.source).toBe('cranfield/1.txt');
-    }
+    await expectTopHit(reader, SLIPSTREAM, { source: 'cranfield/1.txt' });
     await expect(reader.addDocument(cranfield29())).rejects.toThrow(ConfigurationError);
     expect(existsSync(join(directory.path, 'write.lock'))).toBe(false);
     await reader.close();
@@ -233,7 +226,7 @@ describe('a knowledge base written by the first release (0c46fa2, n-gram default
     expect(waiting.embedder).toBeInstanceOf(LsaEmbedder);
     expect(waiting.isDirty).toBe(true);
     expect(waiting.documents().map((document) => document.source)).toEqual(expectedSources);
-    const keyword = await waiting.search({ query: 'wing in a propeller slipstream', topK: 3 });
+    const keyword = await waiting.search({ query: SLIPSTREAM, topK: 3 });
     expect(keyword.hits[0]!.chunk.source).toBe('cranfield/1.txt');
     const vector = await waiting.search({ query: 'slipstream', mode: 'vector' });
     expect(vector.hits).toEqual([]);
@@ -250,7 +243,7 @@ describe('a knowledge base written by the first release (0c46fa2, n-gram default
     expect(isCorpusFitted(reindexed.embedder) && reindexed.embedder.fittedOn).toBe(50);
     for (const mode of modes) {
       const { hits, warnings } = await reindexed.search({
-        query: 'wing in a propeller slipstream',
+        query: SLIPSTREAM,
         mode,
         topK: 3,
       });
@@ -269,7 +262,7 @@ describe('a knowledge base written by the first release (0c46fa2, n-gram default
     expect(reopened.embedder).toBeInstanceOf(LsaEmbedder);
     expect(reopened.embedder.id).toBe(embedder.id);
     const { hits } = await reopened.search({
-      query: 'wing in a propeller slipstream',
+      query: SLIPSTREAM,
       mode: 'vector',
       topK: 3,
     });
