@@ -2,6 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { isAlive } from '../src/process-tree.js';
 
 /** Entry point of @modelcontextprotocol/server-everything (a devDependency). */
@@ -105,4 +106,24 @@ export async function waitFor(
 /** The processes among `pids` that still exist (zombies excluded). */
 export function living(pids: readonly number[]): number[] {
   return pids.filter(isAlive);
+}
+
+/**
+ * The params of every `notifications/progress` a client's transport receives, recorded as they
+ * arrive, before the SDK dispatches them. Call after `client.connect(transport)`. The SDK runs
+ * notification handlers a microtask after the message while it handles a response at once, and the
+ * response retires the request's progress handler: progress that arrives in one read with the
+ * result never reaches `onprogress` (modelcontextprotocol/typescript-sdk#2580). On a loaded machine
+ * a whole short stream can arrive so; what the server sent is read here instead.
+ */
+export function recordProgress(transport: Transport): Record<string, unknown>[] {
+  const seen: Record<string, unknown>[] = [];
+  const deliver = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    if ('method' in message && message.method === 'notifications/progress') {
+      seen.push(message.params as Record<string, unknown>);
+    }
+    deliver?.(message, extra);
+  };
+  return seen;
 }

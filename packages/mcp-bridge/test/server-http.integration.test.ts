@@ -8,7 +8,7 @@ import { CallToolResultSchema, LATEST_PROTOCOL_VERSION } from '@modelcontextprot
 import type { MCPHttpServer } from '../src/index.js';
 import { MCPManager, serveMCPHttp } from '../src/index.js';
 import { createTestToolkit, observed } from './fixtures/test-toolkit.js';
-import { waitFor } from './helpers.js';
+import { recordProgress, waitFor } from './helpers.js';
 
 const TOKEN = 'test-token-0123456789abcdef';
 
@@ -108,17 +108,26 @@ describe('serveMCPHttp', () => {
       })) as CallToolResult;
       expect(result.content).toEqual([{ type: 'text', text: '42' }]);
 
-      const progress: Progress[] = [];
+      const sent = recordProgress(first.transport!);
+      const heard: Progress[] = [];
       const counted = (await first.callTool(
         { name: 'count', arguments: { n: 3 } },
         CallToolResultSchema,
         {
-          onprogress: (item) => progress.push(item),
+          onprogress: (item) => heard.push(item),
         },
       )) as CallToolResult;
       expect(counted.content).toEqual([{ type: 'text', text: '1,2,3' }]);
-      await waitFor(() => progress.length >= 2, 2_000, 'progress');
-      expect(progress[0]).toEqual({ progress: 1, message: '1,' });
+      // Read off the wire: the SDK may drop progress that arrives with the result (see recordProgress).
+      const token = sent[0]?.progressToken;
+      expect(token).toBeDefined();
+      expect(sent.slice(0, 2)).toEqual([
+        { progressToken: token, progress: 1, message: '1,' },
+        { progressToken: token, progress: 2, message: '2,' },
+      ]);
+      expect(sent.slice(0, heard.length).map(({ progressToken: _, ...rest }) => rest)).toEqual(
+        heard,
+      );
     } finally {
       await (first.transport as StreamableHTTPClientTransport).terminateSession();
       await first.close();
