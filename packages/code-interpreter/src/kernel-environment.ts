@@ -5,9 +5,17 @@ import { dirname, join } from 'node:path';
 import type { PythonInfo } from './python-discovery.js';
 
 /**
+ * The exit code of a kernel that could not bind a port of its connection file because another
+ * process took it first (the ports are found free by Node, then released for the kernel).
+ * @internal
+ */
+export const KERNEL_PORT_TAKEN_EXIT = 98;
+
+/**
  * Python run with `-c` in place of `python -m ipykernel_launcher`: it applies the resource limits
  * and the parent-death signal to itself, then starts ipykernel as the launcher does
- * (`IPKernelApp.launch_instance`), minus two imports this client never needs.
+ * (`IPKernelApp.launch_instance`), minus two imports this client never needs. A port taken
+ * before the kernel could bind it ends the process with {@link KERNEL_PORT_TAKEN_EXIT}.
  * @internal
  */
 export const KERNEL_BOOTSTRAP = `
@@ -37,7 +45,15 @@ if sys.path and sys.path[0] in ("", "-c"):
     sys.path[0] = os.getcwd()
 from ipykernel.kernelapp import IPKernelApp
 app = IPKernelApp.instance()
-app.initialize()
+try:
+    app.initialize()
+except Exception as error:
+    import errno
+    if getattr(error, "errno", None) == errno.EADDRINUSE:
+        sys.stderr.write("quiver: a port of the connection file was taken by another process\\n")
+        sys.stderr.flush()
+        os._exit(${KERNEL_PORT_TAKEN_EXIT})
+    raise
 for name in blocked:
     if sys.modules.get(name, 0) is None:
         del sys.modules[name]

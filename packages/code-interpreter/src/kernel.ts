@@ -19,6 +19,7 @@ import {
 } from './jupyter-protocol.js';
 import {
   KERNEL_BOOTSTRAP,
+  KERNEL_PORT_TAKEN_EXIT,
   ensureFontCache,
   kernelEnvironment,
   prepareKernelHome,
@@ -130,6 +131,9 @@ class SendQueue {
   }
 }
 
+/** How many times a kernel is started on new ports when another process took one of its ports. */
+const PORT_ATTEMPTS = 3;
+
 async function freePorts(count: number): Promise<number[]> {
   // Hold all listeners open together so the ports are distinct, then release them for the kernel.
   const servers = await Promise.all(
@@ -144,6 +148,9 @@ async function freePorts(count: number): Promise<number[]> {
   await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
   return ports;
 }
+
+/** @internal How a kernel's free TCP ports are found (a test replaces it to hand out a taken one). */
+export const kernelPorts = { find: freePorts };
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
@@ -286,7 +293,30 @@ export class Kernel {
       mkdir(tmp, { recursive: true, mode: 0o700 }),
       ensureFontCache(options.python).then((cache) => prepareKernelHome(home, cache)),
     ]);
+    // Free TCP ports are found by binding and releasing them, so another process can take one
+    // before the kernel binds it; the kernel then exits at once (KERNEL_PORT_TAKEN_EXIT) and is
+    // started again on new ports, as Jupyter's own client does.
+    for (let attempt = 1; ; attempt++) {
+      const kernel = await Kernel.#launch(options, transport, { home, ipcDir, tmp }, attempt);
+      if (kernel !== undefined) return kernel;
+      (options.logger ?? silentLogger).debug?.(
+        `code-interpreter: a kernel port was taken before the kernel bound it; starting again (attempt ${attempt + 1})`,
+      );
+    }
+  }
 
+  /**
+   * Start one kernel process and wait for its handshake. Undefined when it lost a port to another
+   * process and may be tried again (up to {@link PORT_ATTEMPTS} attempts).
+   */
+  static async #launch(
+    options: KernelOptions,
+    transport: 'tcp' | 'ipc',
+    paths: { home: string; ipcDir: string; tmp: string },
+    attempt: number,
+  ): Promise<Kernel | undefined> {
+    const sandboxed = options.sandbox === 'bubblewrap';
+    const { home, ipcDir, tmp } = paths;
     const key = randomBytes(32).toString('hex');
     let ip: string;
     let ports: number[];
@@ -303,7 +333,7 @@ export class Kernel {
       }
     } else {
       ip = '127.0.0.1';
-      ports = await freePorts(5);
+      ports = await kernelPorts.find(5);
     }
     const [shellPort, iopubPort, stdinPort, controlPort, hbPort] = ports as [
       number,
@@ -390,7 +420,9 @@ export class Kernel {
     try {
       await kernel.#waitUntilReady(options.startupTimeoutMs ?? 30_000);
     } catch (error) {
+      const portTaken = transport === 'tcp' && kernel.#death?.exitCode === KERNEL_PORT_TAKEN_EXIT;
       await kernel.shutdown({ graceMs: 0 });
+      if (portTaken && attempt < PORT_ATTEMPTS) return undefined;
       throw error;
     }
     kernel.#startHeartbeat(

@@ -1,7 +1,11 @@
+import { once } from 'node:events';
 import { mkdirSync, rmSync } from 'node:fs';
+import { type Server, createServer } from 'node:net';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Kernel, type KernelOptions } from '../src/kernel.js';
+import { KernelStartError } from '../src/errors.js';
+import { Kernel, type KernelOptions, kernelPorts } from '../src/kernel.js';
 import { type PythonInfo, findPython } from '../src/python-discovery.js';
 import { makeWorkRoot, waitForNoProcesses } from './helpers.js';
 
@@ -164,6 +168,81 @@ describe('Kernel (ipykernel over ZeroMQ, unsandboxed)', () => {
     expect(
       runs.map((run) => (run.outputs[0] as { data: Record<string, string> }).data['text/plain']),
     ).toEqual(Array.from({ length: 20 }, (_, i) => String(i * 2)));
+  });
+});
+
+/**
+ * Run `body` while the kernel port finder hands out, as the shell port, a port a Node server is
+ * listening on: `taken(attempt)` says for which start attempts (1, 2, ...). The server reads and
+ * drops what a client sends (so a client's close reaches it). Returns the ports handed out, and
+ * how many connections to the server were still open after `body` (0 once every client closed).
+ */
+async function withTakenPort(
+  taken: (attempt: number) => boolean,
+  body: (port: number) => Promise<void>,
+): Promise<{ handed: number[][]; openAfter: number }> {
+  const squatter: Server = createServer((socket) => socket.resume());
+  squatter.listen(0, '127.0.0.1');
+  await once(squatter, 'listening');
+  const port = (squatter.address() as { port: number }).port;
+  const find = kernelPorts.find;
+  const handed: number[][] = [];
+  kernelPorts.find = async (count) => {
+    const ports = await find(count);
+    if (taken(handed.length + 1)) ports[0] = port;
+    handed.push(ports);
+    return ports;
+  };
+  let openAfter = -1;
+  try {
+    await body(port);
+    // A close takes a moment to arrive: wait for it (up to 5 s), then count.
+    for (let tries = 0; tries < 50 && openAfter !== 0; tries++) {
+      if (tries > 0) await sleep(100);
+      openAfter = await new Promise<number>((resolve) =>
+        squatter.getConnections((_error, count) => resolve(count)),
+      );
+    }
+  } finally {
+    kernelPorts.find = find;
+    await new Promise((resolve) => squatter.close(resolve));
+  }
+  return { handed, openAfter };
+}
+
+describe('Kernel start-up when another process takes a port first', () => {
+  it('starts the kernel again on new ports', async () => {
+    let instance: Kernel | undefined;
+    const { handed, openAfter } = await withTakenPort(
+      (attempt) => attempt === 1,
+      async () => {
+        instance = await startKernel('port-taken-once');
+      },
+    );
+    expect(handed).toHaveLength(2);
+    expect(handed[1]).not.toContain(handed[0]![0]);
+    // The failed attempt's sockets are closed, not left connected to the other process.
+    expect(openAfter).toBe(0);
+    const run = await instance!.execute('print(6 * 7)');
+    expect(stdout(run)).toBe('42\n');
+  });
+
+  it('gives up after three attempts with a KernelStartError that says why', async () => {
+    let failure: unknown;
+    const { handed, openAfter } = await withTakenPort(
+      () => true,
+      async () => {
+        failure = await startKernel('port-taken-always').then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      },
+    );
+    expect(handed).toHaveLength(3);
+    expect(openAfter).toBe(0);
+    expect(failure).toBeInstanceOf(KernelStartError);
+    expect((failure as Error).message).toMatch(/exit code 98/);
+    expect((failure as Error).message).toMatch(/taken by another process/);
   });
 });
 
